@@ -1,0 +1,176 @@
+"""Schema migrations: small, named, ordered functions, each applied once and recorded.
+
+A bank is one SQLite file. ``schema_migrations`` records which migrations ran; opening a bank
+applies the missing ones in order inside one transaction. Never edit a released migration: add
+a new one.
+
+The vector table (``memories_vec``) is not created here: its dimension is only known once an
+embedder is bound to the bank (see ``Store.bind_embedder``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import apsw
+
+
+def m001_core_tables(db: apsw.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+
+        CREATE TABLE conversations (
+            id         INTEGER PRIMARY KEY,
+            name       TEXT NOT NULL UNIQUE,
+            kind       TEXT NOT NULL DEFAULT 'chat',  -- chat | journal
+            source     TEXT,
+            created_at INTEGER NOT NULL
+        );
+
+        CREATE TABLE participants (
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            name            TEXT NOT NULL,
+            PRIMARY KEY (conversation_id, name)
+        );
+
+        -- A session's span is [start, end): end is the next session's start, or start + 1 day
+        -- for the last one. The store recomputes it whenever sessions are added.
+        CREATE TABLE sessions (
+            id              INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            ordinal         INTEGER NOT NULL,
+            start           INTEGER NOT NULL,
+            "end"           INTEGER NOT NULL,
+            UNIQUE (conversation_id, ordinal)
+        );
+
+        CREATE TABLE turns (
+            id              INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            session_id      INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+            turn_key        TEXT NOT NULL,   -- external id, or a hash of speaker/time/text
+            external_id     TEXT,
+            speaker         TEXT NOT NULL,
+            text            TEXT NOT NULL,
+            caption         TEXT,
+            timestamp       INTEGER NOT NULL,
+            UNIQUE (conversation_id, turn_key)
+        );
+        CREATE INDEX turns_session ON turns(session_id);
+
+        CREATE TABLE memories (
+            id              INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            kind            TEXT NOT NULL,          -- turn | extracted
+            content         TEXT NOT NULL,
+            keywords        TEXT NOT NULL DEFAULT '',
+            persons         TEXT NOT NULL DEFAULT '',
+            entities        TEXT NOT NULL DEFAULT '',
+            location        TEXT,
+            topic           TEXT NOT NULL DEFAULT '',
+            language        TEXT,
+            session_start   INTEGER NOT NULL,
+            session_end     INTEGER NOT NULL,
+            event_start     INTEGER,
+            event_end       INTEGER,
+            dedup_key       TEXT NOT NULL,
+            window_id       INTEGER,
+            created_at      INTEGER NOT NULL,
+            UNIQUE (conversation_id, dedup_key),
+            CHECK (session_end > session_start),
+            CHECK (event_start IS NULL OR event_end >= event_start)
+        );
+        CREATE INDEX memories_session_span ON memories(session_start, session_end);
+        CREATE INDEX memories_event_span ON memories(event_start, event_end);
+
+        CREATE TABLE memory_turns (
+            memory_id INTEGER NOT NULL REFERENCES memories(id) ON DELETE CASCADE,
+            turn_id   INTEGER NOT NULL REFERENCES turns(id) ON DELETE CASCADE,
+            PRIMARY KEY (memory_id, turn_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX memory_turns_turn ON memory_turns(turn_id);
+
+        CREATE TABLE extraction_windows (
+            id              INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            first_turn_id   INTEGER NOT NULL,
+            last_turn_id    INTEGER NOT NULL,
+            turn_count      INTEGER NOT NULL,
+            status          TEXT NOT NULL DEFAULT 'pending'
+                            CHECK (status IN ('pending', 'done', 'failed')),
+            attempts        INTEGER NOT NULL DEFAULT 0,
+            error           TEXT,
+            model           TEXT,
+            prompt_version  TEXT NOT NULL,
+            updated_at      INTEGER NOT NULL,
+            UNIQUE (conversation_id, first_turn_id, last_turn_id, prompt_version)
+        );
+        """
+    )
+
+
+def m002_fts(db: apsw.Connection) -> None:
+    """External-content FTS5 index over the searchable text columns, kept in sync by triggers."""
+    db.execute(
+        """
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, keywords, persons, entities, topic,
+            content='memories', content_rowid='id',
+            tokenize='porter unicode61'
+        );
+
+        CREATE TRIGGER memories_fts_after_insert AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, content, keywords, persons, entities, topic)
+            VALUES (new.id, new.content, new.keywords, new.persons, new.entities, new.topic);
+        END;
+
+        CREATE TRIGGER memories_fts_after_delete AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, content, keywords, persons, entities,
+                                     topic)
+            VALUES ('delete', old.id, old.content, old.keywords, old.persons, old.entities,
+                    old.topic);
+        END;
+
+        CREATE TRIGGER memories_fts_after_update
+        AFTER UPDATE OF content, keywords, persons, entities, topic ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, content, keywords, persons, entities,
+                                     topic)
+            VALUES ('delete', old.id, old.content, old.keywords, old.persons, old.entities,
+                    old.topic);
+            INSERT INTO memories_fts(rowid, content, keywords, persons, entities, topic)
+            VALUES (new.id, new.content, new.keywords, new.persons, new.entities, new.topic);
+        END;
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_core_tables, m002_fts]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def applied_migrations(db: apsw.Connection) -> set[str]:
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER)"
+    )
+    return {row[0] for row in db.execute("SELECT name FROM schema_migrations")}
+
+
+def migrate(db: apsw.Connection, now: int) -> list[str]:
+    """Apply every missing migration in order, atomically. Returns the names applied."""
+    applied_now: list[str] = []
+    with db:
+        done = applied_migrations(db)
+        for migration in MIGRATIONS:
+            if migration.__name__ in done:
+                continue
+            migration(db)
+            db.execute(
+                "INSERT INTO schema_migrations(name, applied_at) VALUES (?, ?)",
+                (migration.__name__, now),
+            )
+            applied_now.append(migration.__name__)
+    return applied_now

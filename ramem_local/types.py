@@ -1,0 +1,186 @@
+"""Dataclasses exchanged by the stages (ingest, recall, retrieve, answer).
+
+All times are INTEGER Unix seconds (UTC). Ranges are half-open: ``[start, end)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+DAY = 86_400
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """A half-open interval ``[start, end)`` of Unix seconds."""
+
+    start: int
+    end: int
+
+    def __post_init__(self) -> None:
+        if self.end < self.start:
+            raise ValueError(f"time range ends before it starts: {self.start} > {self.end}")
+
+    def widened(self, days: float) -> TimeRange:
+        pad = int(days * DAY)
+        return TimeRange(self.start - pad, self.end + pad)
+
+    def overlaps(self, other: TimeRange) -> bool:
+        return self.start < other.end and other.start < self.end
+
+    def gap_seconds(self, other: TimeRange) -> int:
+        """0 when the ranges overlap, else the distance between their nearest edges."""
+        if self.overlaps(other):
+            return 0
+        return max(other.start - self.end, self.start - other.end)
+
+    def iso(self) -> tuple[str, str]:
+        return iso(self.start), iso(self.end)
+
+
+def iso(ts: int | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, tz=timezone.utc).isoformat()
+
+
+@dataclass(frozen=True)
+class TimeCue:
+    """A temporal expression found in text.
+
+    ``range`` is None for vague cues ("recently") that are detected but not grounded.
+    ``rule`` names the grammar rule that produced the match; ``span`` is the character span.
+    """
+
+    text: str
+    rule: str
+    span: tuple[int, int]
+    range: TimeRange | None
+
+
+@dataclass
+class Turn:
+    """One verbatim utterance or journal entry."""
+
+    speaker: str
+    text: str
+    timestamp: int
+    session_ordinal: int
+    external_id: str | None = None
+    caption: str | None = None  # e.g. LoCoMo blip_caption of a shared image
+    id: int | None = None  # store id once saved
+
+
+@dataclass
+class Session:
+    ordinal: int
+    start: int
+    end: int | None = None  # filled by the store: next session's start, or start + 1 day
+    id: int | None = None
+
+
+@dataclass
+class ParsedConversation:
+    """What a format reader produces: one conversation with its sessions and turns."""
+
+    name: str
+    sessions: list[Session]
+    turns: list[Turn]
+    participants: list[str] = field(default_factory=list)
+
+
+@dataclass
+class MemoryRecord:
+    """The retrievable unit (DESIGN.md §3)."""
+
+    content: str
+    kind: str  # "turn" (no-LLM tier) or "extracted"
+    conversation: str
+    session_start: int
+    session_end: int
+    persons: list[str] = field(default_factory=list)
+    keywords: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    location: str | None = None
+    topic: str | None = None
+    language: str | None = None
+    event_start: int | None = None
+    event_end: int | None = None
+    source_turns: list[str] = field(default_factory=list)  # external ids (e.g. "D3:7")
+    source_turn_ids: list[int] = field(default_factory=list)  # store ids of the turns
+    id: int | None = None
+
+    @property
+    def session_range(self) -> TimeRange:
+        return TimeRange(self.session_start, self.session_end)
+
+    @property
+    def event_range(self) -> TimeRange | None:
+        if self.event_start is None or self.event_end is None:
+            return None
+        return TimeRange(self.event_start, self.event_end)
+
+
+@dataclass
+class RecallFrame:
+    """A question split into what is asked and which episode can answer it."""
+
+    question: str
+    need: str
+    reference_time: int
+    cues: list[TimeCue] = field(default_factory=list)
+    time_range: TimeRange | None = None
+    widened_range: TimeRange | None = None
+    buffer_days: float = 5.0
+    persons: list[str] = field(default_factory=list)
+    locations: list[str] = field(default_factory=list)
+    entities: list[str] = field(default_factory=list)
+    topic: str | None = None
+    keywords: list[str] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+    guard: str = "no_filter"  # "filter" when the context list is used
+    guard_reason: str = ""
+    source: str = "deterministic"  # or "llm" when the analyzer's range was accepted
+    llm_proposal: dict | None = None
+
+
+@dataclass
+class Candidate:
+    """One retrieved memory with how it was found."""
+
+    memory: MemoryRecord
+    score: float
+    list_name: str  # "context" or "content"
+    dense_rank: int | None = None
+    bm25_rank: int | None = None
+    fused_rank: int | None = None
+    tier: int | None = None  # 0 overlaps the raw range; 1+ gap tiers; None outside context
+    gap_days: float | None = None
+
+
+@dataclass
+class Trace:
+    frame: RecallFrame | None = None
+    mode: str = "ramem"
+    notes: list[str] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    llm_calls: list[dict] = field(default_factory=list)
+    shown_memory_ids: list[int] = field(default_factory=list)
+
+
+@dataclass
+class SearchResponse:
+    results: list[Candidate]
+    trace: Trace
+
+
+@dataclass
+class Answer:
+    question: str
+    answer: str
+    abstained: bool
+    reasoning: str
+    citations: list[int]
+    evidence: list[Candidate]
+    trace: Trace

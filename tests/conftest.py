@@ -1,0 +1,90 @@
+"""Shared fixtures: scripted fakes for unit tests, real-model locations for integration tests."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ramem_local.text import words
+
+LOCOMO_DEV = Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo_dev.json"
+
+
+class HashingEmbedder:
+    """A deterministic bag-of-words embedder: texts sharing words get similar vectors.
+
+    For unit tests of the logic around embeddings only; real behaviour is tested with MiniLM.
+    """
+
+    name = "hashing-test"
+
+    def __init__(self, dimension: int = 32):
+        self._dimension = dimension
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def fingerprint(self) -> dict:
+        return {"name": self.name, "dimension": self._dimension, "sha256": "0" * 64}
+
+    def _vector(self, text: str) -> np.ndarray:
+        vector = np.zeros(self._dimension, dtype=np.float32)
+        for word in words(text):
+            digest = hashlib.sha256(word.encode()).digest()
+            vector[digest[0] % self._dimension] += 1.0 + digest[1] / 255
+        norm = np.linalg.norm(vector)
+        return vector / norm if norm > 0 else vector + 1 / np.sqrt(self._dimension)
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros(
+            (0, self._dimension), dtype=np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._vector(text)
+
+
+@pytest.fixture
+def hashing_embedder() -> HashingEmbedder:
+    return HashingEmbedder()
+
+
+def real_embedder_dir() -> Path | None:
+    value = os.environ.get("RAMEM_TEST_EMBEDDER")
+    return Path(value) if value and Path(value).is_dir() else None
+
+
+@pytest.fixture
+def minilm_dir() -> Path:
+    folder = real_embedder_dir()
+    if folder is None:
+        pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
+    return folder
+
+
+@pytest.fixture
+def locomo_dev() -> Path:
+    if not LOCOMO_DEV.is_file():
+        pytest.skip(f"LoCoMo dev split not found at {LOCOMO_DEV}")
+    return LOCOMO_DEV
+
+
+def pytest_runtest_makereport(item, call):
+    """In CI (RAMEM_REQUIRE_REAL_MODELS=1) a skipped real-model test is a failure."""
+    from _pytest.runner import TestReport
+
+    report = TestReport.from_item_and_call(item, call)
+    if (
+        os.environ.get("RAMEM_REQUIRE_REAL_MODELS") == "1"
+        and report.skipped
+        and item.get_closest_marker("real_model") is not None
+    ):
+        report.outcome = "failed"
+        report.longrepr = f"real-model test skipped in CI: {call.excinfo.value if call.excinfo else ''}"
+    return report

@@ -1,0 +1,244 @@
+"""The bank file: schema, migrations, FTS/vector sync, RRF in SQL, hostile FTS input."""
+
+from __future__ import annotations
+
+import random
+
+import apsw
+import numpy as np
+import pytest
+
+from ramem_local.store import EmbedderFingerprint, Store, StoreError
+from ramem_local.store.schema import MIGRATIONS
+from ramem_local.text import fts_match_query
+from ramem_local.types import DAY, MemoryRecord, Session, Turn
+
+DIM = 8
+FINGERPRINT = EmbedderFingerprint("test-embedder", DIM, "a" * 64)
+
+
+def make_bank(tmp_path, *, vectors: bool = True) -> Store:
+    store = Store.open(tmp_path / "bank.db")
+    if vectors:
+        store.bind_embedder(FINGERPRINT)
+    return store
+
+
+def add_conversation(store: Store, texts: list[str], *, session_starts=(0,)) -> list[int]:
+    """Store one turn memory per text, spread round-robin over the given sessions."""
+    conversation_id = store.ensure_conversation("c")
+    sessions = [Session(ordinal=i + 1, start=s) for i, s in enumerate(session_starts)]
+    session_ids = store.add_sessions(conversation_id, sessions)
+    memory_ids = []
+    for index, text in enumerate(texts):
+        ordinal = index % len(sessions) + 1
+        start, end = store.session_span(session_ids[ordinal])
+        turn = Turn(speaker="A", text=text, timestamp=start + index, session_ordinal=ordinal,
+                    external_id=f"D{ordinal}:{index}")
+        stored = store.add_turns(conversation_id, session_ids, [turn])[0]
+        record = MemoryRecord(content=text, kind="turn", conversation="c", session_start=start,
+                              session_end=end, persons=["A"], source_turn_ids=[stored.id])
+        memory_ids.append(store.add_memory(record, f"turn:{stored.id}", conversation_id))
+    return memory_ids
+
+
+def test_new_bank_applies_every_migration_and_is_marked(tmp_path):
+    store = make_bank(tmp_path, vectors=False)
+    assert store.schema_version == len(MIGRATIONS)
+    assert store.get_meta("marker") == "ramem-bank"
+    store.close()
+    reopened = Store.open(tmp_path / "bank.db", create=False)
+    assert reopened.schema_version == len(MIGRATIONS)
+
+
+def test_migration_from_empty_file(tmp_path):
+    path = tmp_path / "empty.db"
+    path.write_bytes(b"")
+    store = Store.open(path)
+    assert store.schema_version == len(MIGRATIONS)
+    assert store.memory_count() == 0
+
+
+def test_migrations_run_once_each_when_reopened(tmp_path):
+    make_bank(tmp_path).close()
+    store = Store.open(tmp_path / "bank.db")
+    names = [r[0] for r in store.db.execute("SELECT name FROM schema_migrations")]
+    assert names == [m.__name__ for m in MIGRATIONS]
+
+
+def test_bank_from_a_newer_version_is_refused(tmp_path):
+    store = make_bank(tmp_path)
+    store.db.execute("INSERT INTO schema_migrations VALUES ('m999_future', 0)")
+    store.close()
+    with pytest.raises(StoreError, match="newer ramem"):
+        Store.open(tmp_path / "bank.db")
+
+
+def test_foreign_sqlite_file_is_refused(tmp_path):
+    path = tmp_path / "other.db"
+    con = apsw.Connection(str(path))
+    con.execute("CREATE TABLE invoices(id INTEGER)")
+    con.close()
+    with pytest.raises(StoreError, match="not a ramem bank"):
+        Store.open(path)
+
+
+def test_non_sqlite_file_is_refused(tmp_path):
+    path = tmp_path / "notes.db"
+    path.write_text("these are my notes, not a database\n" * 100)
+    with pytest.raises(StoreError, match="not a SQLite database"):
+        Store.open(path)
+
+
+def test_missing_bank_is_not_created_when_reading(tmp_path):
+    with pytest.raises(StoreError, match="no bank"):
+        Store.open(tmp_path / "absent.db", create=False)
+    assert not (tmp_path / "absent.db").exists()
+
+
+def test_other_embedder_or_dimension_is_refused(tmp_path):
+    store = make_bank(tmp_path)
+    with pytest.raises(StoreError, match="reindex"):
+        store.bind_embedder(EmbedderFingerprint("other", DIM, "a" * 64))
+    with pytest.raises(StoreError, match="reindex"):
+        store.bind_embedder(EmbedderFingerprint("test-embedder", DIM * 2, "a" * 64))
+    store.bind_embedder(FINGERPRINT)  # the same one is fine
+
+
+def test_fts_and_vectors_follow_inserts_and_deletes(tmp_path):
+    store = make_bank(tmp_path)
+    ids = add_conversation(store, ["apples are red", "the sky is blue", "grass is green"])
+    store.add_vectors(ids, np.eye(DIM, dtype=np.float32)[:3])
+    assert store.fts_row_count() == store.memory_count() == store.vector_count() == 3
+
+    assert store.delete_memory(ids[1])
+    assert store.fts_row_count() == store.memory_count() == store.vector_count() == 2
+    assert store.fts_integrity_ok()
+    hits = store.fused_candidates(query_vector=None, fts_query=fts_match_query("sky blue"),
+                                  depth=10, limit=10)
+    assert hits == []
+
+
+def test_fts_follows_content_updates(tmp_path):
+    store = make_bank(tmp_path)
+    [memory_id] = add_conversation(store, ["old words here"])
+    store.db.execute("UPDATE memories SET content = 'fresh text' WHERE id = ?", (memory_id,))
+    assert store.fts_integrity_ok()
+    found = store.fused_candidates(query_vector=None, fts_query=fts_match_query("fresh"),
+                                   depth=5, limit=5)
+    assert [r.id for r in found] == [memory_id]
+    stale = store.fused_candidates(query_vector=None, fts_query=fts_match_query("old"),
+                                   depth=5, limit=5)
+    assert stale == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        'What did "Caroline say',
+        "paint* NEAR(sunset, 3)",
+        "-negative - minus",
+        "column:value title:foo",
+        "AND OR NOT",
+        "what is it?",
+        "(((",
+        "^start",
+        "don't won't",
+        "🙂 emoji only 🙂",
+        "   ",
+    ],
+)
+def test_hostile_fts_text_never_breaks_search(tmp_path, question):
+    store = make_bank(tmp_path)
+    add_conversation(store, ["Caroline said she likes to paint the sunset", "what is it"])
+    rows = store.fused_candidates(query_vector=None, fts_query=fts_match_query(question),
+                                  depth=10, limit=10)
+    assert isinstance(rows, list)
+
+
+def test_stopword_only_question_still_searches_its_words(tmp_path):
+    store = make_bank(tmp_path)
+    [memory_id, _] = add_conversation(store, ["what is it", "something else entirely"])
+    rows = store.fused_candidates(query_vector=None, fts_query=fts_match_query("what is it?"),
+                                  depth=10, limit=10)
+    assert rows[0].id == memory_id
+
+
+def test_fts_query_quotes_every_token():
+    assert fts_match_query('paint* "sunset" NEAR') == '"paint" OR "sunset" OR "near"'
+    assert fts_match_query("?!") is None
+
+
+def python_rrf(dense: list[int], lexical: list[int], kappa: float) -> list[int]:
+    scores: dict[int, float] = {}
+    best: dict[int, int] = {}
+    for ranking in (dense, lexical):
+        for rank, memory_id in enumerate(ranking, 1):
+            scores[memory_id] = scores.get(memory_id, 0.0) + 1.0 / (kappa + rank)
+            best[memory_id] = min(best.get(memory_id, 1 << 40), rank)
+    return sorted(scores, key=lambda m: (-scores[m], best[m], m))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rrf_in_sql_equals_python_reference(tmp_path, seed):
+    rng = random.Random(seed)
+    vocabulary = [f"w{i}" for i in range(12)]
+    texts = [" ".join(rng.choices(vocabulary, k=rng.randint(1, 6))) for _ in range(60)]
+    store = make_bank(tmp_path)
+    ids = add_conversation(store, texts)
+    vectors = np.random.default_rng(seed).normal(size=(len(ids), DIM)).astype(np.float32)
+    store.add_vectors(ids, vectors)
+    query = " ".join(rng.sample(vocabulary, 3))
+    query_vector = np.random.default_rng(seed + 100).normal(size=DIM).astype(np.float32)
+    depth = 25
+
+    fused = store.fused_candidates(query_vector=query_vector, fts_query=fts_match_query(query),
+                                   depth=depth, limit=100)
+
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    cosine_distance = 1 - unit @ (query_vector / np.linalg.norm(query_vector))
+    dense_order = [ids[i] for i in np.argsort(cosine_distance, kind="stable")][:depth]
+    lexical_order = [
+        r[0] for r in store.db.execute(
+            "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank, rowid "
+            "LIMIT ?", (fts_match_query(query), depth))
+    ]
+    assert [r.id for r in fused] == python_rrf(dense_order, lexical_order, 60.0)
+    for row in fused:
+        expected_dense = dense_order.index(row.id) + 1 if row.id in dense_order else None
+        assert row.dense_rank == expected_dense
+
+
+def test_episode_filter_in_sql_equals_python_reference(tmp_path):
+    rng = random.Random(7)
+    starts = [i * 10 * DAY for i in range(12)]
+    texts = [" ".join(rng.choices(["a1", "b2", "c3", "d4"], k=3)) for _ in range(48)]
+    store = make_bank(tmp_path)
+    ids = add_conversation(store, texts, session_starts=starts)
+    vectors = np.random.default_rng(3).normal(size=(len(ids), DIM)).astype(np.float32)
+    store.add_vectors(ids, vectors)
+    from ramem_local.types import TimeRange
+
+    raw = TimeRange(35 * DAY, 38 * DAY)
+    wide = raw.widened(5)
+    rows = store.fused_candidates(
+        query_vector=vectors[0], fts_query=fts_match_query("a1 b2"), depth=48, limit=48,
+        raw_range=raw, wide_range=wide, compatible_only=True,
+    )
+    spans = {m.id: m.session_range for m in store.get_memories(ids).values()}
+    expected = {i for i in ids if spans[i].overlaps(wide)}
+    assert {r.id for r in rows} == expected
+    for row in rows:
+        gap_days = spans[row.id].gap_seconds(raw) // DAY
+        assert row.tier == (0 if spans[row.id].overlaps(raw) else 1 + gap_days)
+    assert [(r.tier, r.fused_rank) for r in rows] == sorted((r.tier, r.fused_rank) for r in rows)
+
+
+def test_new_session_moves_the_previous_last_span_end(tmp_path):
+    store = make_bank(tmp_path)
+    [memory_id] = add_conversation(store, ["first day"], session_starts=(0,))
+    assert store.get_memories([memory_id])[memory_id].session_end == DAY
+    conversation_id = store.conversation_id("c")
+    store.add_sessions(conversation_id, [Session(ordinal=2, start=3 * DAY)])
+    memory = store.get_memories([memory_id])[memory_id]
+    assert (memory.session_start, memory.session_end) == (0, 3 * DAY)
