@@ -1,0 +1,1 @@
+"""In-process model runtimes (ONNX embedder; the LLM runtime lives beside it)."""
