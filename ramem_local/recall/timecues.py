@@ -1,0 +1,1357 @@
+"""Deterministic temporal cue detection and grounding.
+
+``detect_cues(text, reference, timeline)`` finds every temporal expression in ``text`` with
+hand-written, named regular-expression rules and grounds each one to a half-open range of whole
+days ``[start, end)`` (Unix seconds; day boundaries are midnights in ``reference.tzinfo``, UTC
+when ``reference`` is naive). Detection depends on the text alone, so ``has_temporal_cue(text)``
+is exactly ``bool(detect_cues(text, any_reference))``.
+
+Examples below are grounded against Thursday 2023-05-25. Weeks run Monday to Sunday; a weekend
+is Saturday and Sunday. "Most recent" means on or before the reference day.
+
+Rules (``TimeCue.rule``):
+
+=========================== ================================== ==================================
+rule                        example                            range
+=========================== ================================== ==================================
+date_dmy / date_mdy         8 May 2023, May 8th, 2023          that day (a leading weekday is
+                                                               absorbed: "Monday, May 8, 2023")
+date_iso                    2023-05-08, 2023/05/08             that day
+date_numeric                05/08/2023, 5/8/23                 US month/day/year; day/month when
+                                                               the first number cannot be a month;
+                                                               two-digit years: 00-69 -> 20xx
+day_month / month_day       7 May, 7th of May, May 7           most recent such day
+date_span                   May 8-10, 8-10 May 2023            those days
+day_of_month                on the 8th, the 8th of last month  most recent 8th (or that month's)
+month_year                  May 2023, May, 2023, May of 2023   the month
+month_of_rel_year           March of last year, May this year  the month in that year
+month_last/this/next        last May / this May / next May     last: most recent May strictly
+                                                               before the reference month; this:
+                                                               May of the reference year; next:
+                                                               the first May after the reference
+                                                               month
+month                       in May, during March, of June      most recent such month (the current
+                                                               month counts)
+month_part                  early May 2023, mid-May,           early/beginning/start 1-10,
+                            late March, end of June            mid/middle 11-20, late/end 21-last,
+                                                               first half 1-15, second half 16-last
+year_part                   early 2023, the end of 2022        thirds: Jan-Apr, May-Aug, Sep-Dec;
+                                                               halves: Jan-Jun, Jul-Dec
+year_span                   2021-2023, 2021 to 2023            both years inclusive
+decade                      the 1990s, the early 2000s         the decade (early 0-3, mid 4-6,
+                                                               late 7-9)
+year                        in 2022, 2022                      the year (see decisions)
+season_year                 summer 2022, the summer of 2022    meteorological seasons: spring
+                                                               Mar-May, summer Jun-Aug, fall or
+                                                               autumn Sep-Nov, winter Y = Dec Y to
+                                                               Feb Y+1
+season_of_rel_year          the summer of last year            that year's season
+season_last/this/next       last summer, this winter           last: the most recent season that
+                                                               ended before the reference day;
+                                                               this: the reference year's (winter:
+                                                               the one containing Jan/Feb);
+                                                               next: the first one starting after
+season                      in the spring, over the summer     most recent season that started on
+                                                               or before the reference day
+holiday_year / holiday_rel  Christmas 2022, last Halloween     fixed-date holidays (Christmas
+holiday                     on/at/for/over Christmas           Eve/Day, New Year's Eve/Day,
+                                                               Halloween, Valentine's Day, July 4,
+                                                               Thanksgiving = 4th Thursday of Nov);
+                                                               bare: most recent; last: strictly
+                                                               before; next: strictly after
+weekday_last                last Saturday                      most recent strictly before today
+weekday_this                this Monday                        that day of the current week
+weekday_next                next Friday                        first one strictly after today
+weekday                     Tuesday, on Tuesday                most recent (today if Tuesday)
+today                       today, tonight, this morning       today
+yesterday / last_night      yesterday, last night              the day before the reference
+day_before_yesterday        the day before yesterday           two days before
+tomorrow, day_after_...     tomorrow, the day after tomorrow   one / two days after
+week/weekend/month/year_    this week, last month, next year,  the calendar period containing the
+  this/last/next            last weekend                       reference day, the one before or
+                                                               after ("last weekend" = the weekend
+                                                               of last week; "next weekend" = the
+                                                               weekend of next week)
+period_before_last          the week before last               two periods back
+weekend                     over/on/at the weekend             most recent Saturday-Sunday whose
+                                                               Saturday is on or before today
+                                                               ("plans for the weekend": no cue)
+past_n_units / past_unit    the past 3 days, past week,        the N days/weeks/months/years
+                            the last few months                before the reference day, today
+                                                               excluded ("past week" = 7 days)
+earlier_this / later_this   earlier this week, later this year [period start, end of today) /
+                                                               [today, period end)
+period_part                 the end of last month,             part of that period (as month_part
+                            early next year, mid this week     and year_part; weeks: Mon-Tue,
+                                                               Wed-Thu, Fri-Sun)
+n_units_ago                 two weeks ago, a few days ago,     N days: that day; N weeks: the
+                            3 months ago, 2 hours ago,         Mon-Sun week containing today-7N;
+                            two weekends ago                   N weekends: that week's weekend;
+                                                               N months: that calendar month;
+                                                               N years: that calendar year;
+                                                               hours/minutes: that day
+shift_before / shift_after  two days before 9 June 2023        the anchor's range moved N units
+period_before/after/of      the week before 9 June 2023        day: the day before/after; week:
+                            the weekend after May 8            the 7 days before/after; weekend:
+                            the week of May 8                  the Sat-Sun before/after; month,
+                            last weekend before May 8          year: the month/year before/after;
+                                                               "of": the period containing it
+weekday_before / _after     the Sunday before Oct 25, 2022     that weekday strictly before the
+                                                               anchor / first one after it
+nth_week / nth_weekend      the first weekend of June 2023,    nth week = days 7n-6..7n of the
+                            the last week of May               anchor; last week = its last 7
+                                                               days; nth weekend = the nth
+                                                               Saturday in it and the next day
+before / after / since /    before June 2023, after May 8,     half-open ranges clipped to the
+  until                     since 2020, until last week        timeline: before X -> [timeline
+                                                               start, X start); after X -> [X end,
+                                                               timeline end); since X -> [X start,
+                                                               timeline end); until X -> [timeline
+                                                               start, X end) (X included)
+between                     between May and July 2023,         from the first anchor's start to
+                            from 8 May to 12 May 2023          the second's end; a year on the
+                                                               second anchor also dates the first
+vague                       recently, lately, these days,      detected, range None
+                            nowadays, a while ago, the other
+                            day, long ago, in the past, years
+                            ago
+=========================== ================================== ==================================
+
+Decisions:
+
+* Overlapping matches: the longest match wins, then the earliest, then the rule listed first
+  ("the week before 9 June 2023" is one cue).
+* "May", "March" and "Mar" are months only with a year, or, when capitalised, with a day or a
+  context word (in, during, of, from, early, last, the end of, ...): "May I ask", "it may rain",
+  "March said hello" and lowercase "in may" are not cues. Other months need no capital.
+* Seasons need a context (in/during/over/through/around + [the] season, this/last/next season,
+  season + year); "fall asleep", "spring rolls", "hot spring" are not cues. "in the fall" is read
+  as the season.
+* A bare year is a 4-digit 19xx/20xx number not glued to other digits, "-", "/", ":", "." or a
+  currency sign. Without a preposition before it, a year followed by a plural-looking noun is a
+  count, not a year: "I have 2022 reasons" is not a cue; "In 2022 things changed" is.
+* Clock times ("at 5 pm", "10:30") are not cues; neither are question words ("when", "how long",
+  "what time") nor "how long ago" / "how many years ago". Weekday abbreviations ("Sat") and
+  dotted dates ("8.5.2023") are not read; a bare "the 8th" needs "on" and a following
+  punctuation mark ("on the 3rd floor" is not a cue).
+* An anchor (the X in "before X", "the week after X", "between X and Y") is the longest closed
+  cue starting right after the keyword; "last weekend before X" reads as "the weekend before X".
+* Vague counts: a/an/one = 1, a couple (of) = 2, a few / few = 3, several = 4, a dozen = 12.
+* Timeline clipping: the timeline's start is floored and its end ceiled to whole days; without a
+  timeline it is [reference day - 10 years, reference day + 1). When the anchor lies outside the
+  timeline the open side falls back to one year past the anchor, so a range is never empty.
+* A cue whose grounding overflows the calendar ("9999 years ago") is kept with range None.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone, tzinfo
+
+from ..types import TimeCue, TimeRange
+
+Days = tuple[date, date]
+Grounder = Callable[[re.Match[str], "_Context"], "Days | None"]
+Combiner = Callable[[re.Match[str], list[Days], "_Context"], "Days | None"]
+Acceptor = Callable[[re.Match[str]], bool]
+
+_FLAGS = re.IGNORECASE | re.ASCII
+_DAY = timedelta(days=1)
+
+_MONTH_NUMBERS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
+    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
+    "dec": 12,
+}  # fmt: skip
+_AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+_NUMBER_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+    "ninety": 90, "hundred": 100, "a hundred": 100, "a": 1, "an": 1, "a couple of": 2,
+    "a couple": 2, "couple of": 2, "couple": 2, "a few": 3, "few": 3, "several": 4,
+    "a dozen": 12, "dozen": 12,
+}  # fmt: skip
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+             "4th": 4, "last": -1}  # fmt: skip
+_YEAR_PREPOSITIONS = frozenset(
+    "in of since during from until till before after by through around circa year early late "
+    "mid and or to summer winter spring fall autumn".split()
+)
+_S_VERBS = frozenset(
+    "was is has does seems feels looks goes comes marks means brings starts ends proves remains "
+    "sees gets gives turns promises kicks begins".split()
+)
+
+# Text fragments (named groups are read by the grounders; see _strip_names for anchors).
+_MON_FULL = "january|february|march|april|may|june|july|august|september|october|november|december"
+_MON_ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
+MON = rf"(?P<mon>\b(?:(?:{_MON_FULL})\b|(?:{_MON_ABBR})\b(?:\.(?=\s*\d))?))"
+DAY = r"(?<![\d:/.])\b(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b"
+YEAR = r"(?P<year>(?:19|20)\d\d)(?![\d%])"
+YEAR_SEP = r"(?:,\s*|\s+)"
+NO_YEAR_AFTER = (
+    r"(?!,?\s*(?:of\s+)?(?:19|20)\d\d(?!\d))(?!,?\s+(?:of\s+)?(?:last|this|next)\s+year\b)"
+)
+BARE_YEAR = r"(?<![\w$#./:-])(?<!\d,)(?P<year>(?:19|20)\d\d)(?![\w%/:-])(?![.,]\d)"
+WD = r"(?P<wd>\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
+WD_PREFIX = r"(?:\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday),?\s+(?:the\s+)?)?"
+SEASON = r"(?P<season>\b(?:summer|winter|spring|autumn|fall))\b"
+NOT_SEASON_NOUN = (
+    r"(?![-\s]+(?:rolls?|water|onions?|mattress|chicken|salad|greens?)\b)"
+    r"(?!\s+of\s+(?!(?:19|20)\d\d\b|last\b|this\b|next\b))"
+)
+REL = r"(?P<rel>last|this\s+past|this\s+coming|this|next|coming)"
+REL_OR_PAST = r"(?P<rel>last|this\s+past|past|this\s+coming|this|next|coming)"
+_NUM_ALTERNATIVES = sorted(_NUMBER_WORDS, key=len, reverse=True)
+NUM = r"(?P<n>\d{1,4}|" + "|".join(w.replace(" ", r"\s+") for w in _NUM_ALTERNATIVES) + r")\b"
+PART = (
+    r"(?:(?P<part>early|mid|late)(?:-|\s+)(?:in\s+)?"
+    r"|(?:the\s+)?(?P<part2>beginning|start|middle|end|first\s+half|second\s+half)\s+of\s+)"
+)
+HOLIDAY = (
+    r"(?P<hol>christmas\s+eve|christmas(?:\s+day)?|new\s+year['\u2019]?s\s+eve"
+    r"|new\s+year['\u2019]?s(?:\s+day)?|new\s+year(?!['\u2019]|\s+resolution)"
+    r"|halloween|valentine['\u2019]?s(?:\s+day)?|thanksgiving(?:\s+day)?|independence\s+day"
+    r"|the\s+fourth\s+of\s+july)\b"
+)
+
+# Families of trigger words: a rule runs only when every family it needs occurs in the text.
+_FAMILY_WORDS = {
+    "month": set(_MONTH_NUMBERS),
+    "weekday": set(_WEEKDAYS),
+    "season": set(_SEASON_START),
+    "holiday": {"christmas", "new", "halloween", "valentine", "valentines", "thanksgiving",
+                "independence", "fourth"},
+    "dayword": {"today", "tonight", "yesterday", "tomorrow", "night", "morning", "afternoon",
+                "evening"},
+    "unit": {"day", "days", "week", "weeks", "weekend", "weekends", "month", "months", "year",
+             "years"},
+    "ago": {"ago"},
+    "open": {"before", "after", "since", "until", "till", "prior", "up"},
+    "between": {"between", "from"},
+    "vague": {"recently", "lately", "these", "nowadays", "while", "other", "long", "past",
+              "recent", "then", "day", "time"},
+    "part": {"early", "mid", "late", "beginning", "start", "middle", "end", "first", "second",
+             "earlier", "later"},
+    "rel": {"last", "this", "next", "past", "previous", "coming"},
+}  # fmt: skip
+_TOKEN_FAMILIES: dict[str, set[str]] = {}
+for _family, _words in _FAMILY_WORDS.items():
+    for _word in _words:
+        _TOKEN_FAMILIES.setdefault(_word, set()).add(_family)
+_WORD = re.compile(r"[A-Za-z]+")
+_DIGIT = re.compile(r"[0-9]")
+_NEXT_WORD = re.compile(r"\s+([A-Za-z]+)", re.ASCII)
+_YEAR_IN = re.compile(r"\b(?:19|20)\d\d\b")
+_PREVIOUS_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]+)\s+$", re.ASCII)
+
+
+@dataclass(frozen=True)
+class _Context:
+    now: datetime
+    today: date
+    tz: tzinfo
+    lo: date
+    hi: date
+
+
+@dataclass(frozen=True)
+class _Rule:
+    name: str
+    pattern: re.Pattern[str]
+    needs: frozenset[str]
+    ground: Grounder | None
+    accept: Acceptor | None = None
+    combine: Combiner | None = None
+    joiner: re.Pattern[str] | None = None
+
+    def accepts(self, match: re.Match[str]) -> bool:
+        return self.accept is None or self.accept(match)
+
+    def name_for(self, match: re.Match[str]) -> str:
+        groups = match.groupdict()
+        return self.name.format(
+            rel=_normal_rel(groups.get("rel") or ""), unit=(groups.get("unit") or "").lower()
+        )
+
+
+@dataclass(frozen=True)
+class _Found:
+    start: int
+    end: int
+    priority: int
+    rule: _Rule
+    match: re.Match[str]
+    anchors: tuple[tuple[_Rule, re.Match[str]], ...] = ()
+
+
+_RULES: list[_Rule] = []
+_ANCHOR_RULES: list[_Rule] = []
+
+
+def _rule(
+    name: str,
+    pattern: str,
+    needs: str,
+    *,
+    accept: Acceptor | None = None,
+    anchor: bool = False,
+    detect: bool = True,
+    vague: bool = False,
+) -> Callable[[Grounder], Grounder]:
+    """Register a rule; its grounder is the decorated function (vague rules ground to None)."""
+
+    def register(ground: Grounder) -> Grounder:
+        rule = _Rule(
+            name,
+            re.compile(pattern, _FLAGS),
+            frozenset(needs.split()),
+            None if vague else ground,
+            accept,
+        )
+        if detect:
+            _RULES.append(rule)
+        if anchor:
+            _ANCHOR_RULES.append(rule)
+        return ground
+
+    return register
+
+
+# Calendar arithmetic.
+
+
+def _days_in_month(year: int, month: int) -> int:
+    return (_add_months(date(year, month, 1), 1) - date(year, month, 1)).days
+
+
+def _add_months(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    first = date(year, month + 1, 1)
+    following = date(year + (month + 1) // 12, (month + 1) % 12 + 1, 1)
+    return first.replace(day=min(day.day, (following - first).days))
+
+
+def _single_day(day: date) -> Days:
+    return day, day + _DAY
+
+
+def _month_range(year: int, month: int) -> Days:
+    first = date(year, month, 1)
+    return first, _add_months(first, 1)
+
+
+def _year_range(year: int) -> Days:
+    return date(year, 1, 1), date(year + 1, 1, 1)
+
+
+def _week_start(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
+def _period(unit: str, day: date) -> Days:
+    """The calendar week, weekend, month or year containing ``day``."""
+    if unit == "week":
+        start = _week_start(day)
+        return start, start + timedelta(days=7)
+    if unit == "weekend":
+        saturday = _week_start(day) + timedelta(days=5)
+        return saturday, saturday + timedelta(days=2)
+    if unit == "month":
+        return _month_range(day.year, day.month)
+    return _year_range(day.year)
+
+
+def _shift(day: date, unit: str, count: int) -> date:
+    if unit in ("day", "night"):
+        return day + timedelta(days=count)
+    if unit in ("week", "weekend"):
+        return day + timedelta(days=7 * count)
+    if unit == "fortnight":
+        return day + timedelta(days=14 * count)
+    if unit == "month":
+        return _add_months(day, count)
+    if unit == "decade":
+        return _add_months(day, 120 * count)
+    return _add_months(day, 12 * count)
+
+
+def _shift_range(days: Days, unit: str, count: int) -> Days:
+    return _shift(days[0], unit, count), _shift(days[1], unit, count)
+
+
+def _recent_month_year(today: date, month: int) -> int:
+    return today.year if month <= today.month else today.year - 1
+
+
+def _recent_day(today: date, month: int, day: int) -> date:
+    for year in range(today.year, today.year - 9, -1):
+        if day <= _days_in_month(year, month) and date(year, month, day) <= today:
+            return date(year, month, day)
+    raise ValueError(f"no {month}/{day} before {today}")
+
+
+def _saturday_on_or_after(day: date) -> date:
+    return day + timedelta(days=(5 - day.weekday()) % 7)
+
+
+def _sunday_before(day: date) -> date:
+    return day - timedelta(days=(day.weekday() - 6 - 1) % 7 + 1)
+
+
+def _season_range(season: str, year: int) -> Days:
+    start = date(year, _SEASON_START[season], 1)
+    return start, _add_months(start, 3)
+
+
+_PART_DAYS = {
+    "week": {"early": (0, 2), "mid": (2, 4), "late": (4, 7), "first_half": (0, 3),
+             "second_half": (3, 7)},
+    "month": {"early": (0, 10), "mid": (10, 20), "late": (20, None), "first_half": (0, 15),
+              "second_half": (15, None)},
+}  # fmt: skip
+_PART_MONTHS = {
+    "year": {"early": (0, 4), "mid": (4, 8), "late": (8, 12), "first_half": (0, 6),
+             "second_half": (6, 12)},
+    "decade": {"early": (0, 48), "mid": (48, 84), "late": (84, 120), "first_half": (0, 60),
+               "second_half": (60, 120)},
+}  # fmt: skip
+
+
+def _part_of(days: Days, unit: str, part: str) -> Days:
+    """early / mid / late / first_half / second_half of a week, month, year or decade."""
+    start, end = days
+    if unit in _PART_DAYS:
+        first, last = _PART_DAYS[unit][part]
+        return start + timedelta(days=first), end if last is None else start + timedelta(days=last)
+    first, last = _PART_MONTHS[unit][part]
+    return _add_months(start, first), _add_months(start, last)
+
+
+# Reading matched text.
+
+
+_CANONICAL_REL = {
+    "last": "last", "past": "last", "previous": "last", "this past": "last", "this": "this",
+    "the": "this", "next": "next", "coming": "next", "this coming": "next", "before": "before",
+    "prior to": "before", "earlier than": "before", "after": "after", "following": "after",
+    "later than": "after", "since": "since", "ever since": "since", "until": "until",
+    "till": "until", "up until": "until",
+}  # fmt: skip
+
+
+def _normal_rel(rel: str) -> str:
+    key = " ".join(rel.lower().split())
+    return _CANONICAL_REL.get(key, key)
+
+
+def _normal_part(match: re.Match[str]) -> str:
+    word = " ".join((match.group("part") or match.group("part2")).lower().split())
+    return {
+        "beginning": "early",
+        "start": "early",
+        "middle": "mid",
+        "end": "late",
+        "first half": "first_half",
+        "second half": "second_half",
+    }.get(word, word)
+
+
+def _month(match: re.Match[str]) -> int:
+    return _MONTH_NUMBERS[match.group("mon").lower().rstrip(".")]
+
+
+def _count(text: str) -> int:
+    key = " ".join(text.lower().split())
+    return int(key) if key.isdigit() else _NUMBER_WORDS[key]
+
+
+def _unit(match: re.Match[str]) -> str:
+    return match.group("unit").lower()
+
+
+def _two_digit_year(text: str) -> int:
+    value = int(text)
+    if len(text) == 4:
+        return value
+    return 2000 + value if value < 70 else 1900 + value
+
+
+# Acceptors (text only, so detection never depends on the reference).
+
+
+def _month_word_ok(match: re.Match[str]) -> bool:
+    word = match.group("mon")
+    return word.lower().rstrip(".") not in _AMBIGUOUS_MONTHS or word[0].isupper()
+
+
+def _yearless_month_ok(match: re.Match[str]) -> bool:
+    return bool(match.groupdict().get("year")) or _month_word_ok(match)
+
+
+def _day_fits_month(match: re.Match[str]) -> bool:
+    month = _month(match)
+    day = int(match.group("day"))
+    year = match.groupdict().get("year")
+    limit = _days_in_month(int(year), month) if year else _days_in_month(2000, month)
+    return day <= limit
+
+
+def _yearless_day_ok(match: re.Match[str]) -> bool:
+    return _month_word_ok(match) and _day_fits_month(match)
+
+
+def _span_ok(match: re.Match[str]) -> bool:
+    if not _yearless_month_ok(match) or not _day_fits_month(match):
+        return False
+    return int(match.group("day")) < int(match.group("day2")) <= _days_in_month(2000, _month(match))
+
+
+def _iso_ok(match: re.Match[str]) -> bool:
+    year, month = int(match.group("year")), int(match.group("month"))
+    return int(match.group("day")) <= _days_in_month(year, month)
+
+
+def _numeric_parts(match: re.Match[str]) -> tuple[int, int, int] | None:
+    first, second = int(match.group("a")), int(match.group("b"))
+    year = _two_digit_year(match.group("y"))
+    for month, day in ((first, second), (second, first)):
+        if 1 <= month <= 12 and 1 <= day <= _days_in_month(year, month):
+            return year, month, day
+    return None
+
+
+def _holiday_ok(match: re.Match[str]) -> bool:
+    word = match.group("hol")
+    return not re.fullmatch(r"new\s+year", word, _FLAGS) or word[0] == "N"
+
+
+def _year_ok(match: re.Match[str]) -> bool:
+    following = _NEXT_WORD.match(match.string, match.end())
+    if following is None:
+        return True
+    word = following.group(1)
+    plural_noun = (
+        word.islower()
+        and len(word) > 3
+        and word.endswith("s")
+        and not word.endswith("ss")
+        and word not in _S_VERBS
+    )
+    if not plural_noun:
+        return True
+    previous = _PREVIOUS_WORD.search(match.string, max(0, match.start() - 40), match.start())
+    return previous is not None and previous.group(1).lower() in _YEAR_PREPOSITIONS
+
+
+# Dates.
+
+
+@_rule(
+    "date_dmy",
+    WD_PREFIX + DAY + r"\s+(?:of\s+)?" + MON + YEAR_SEP + YEAR,
+    "month digit",
+    accept=_day_fits_month,
+    anchor=True,
+)
+@_rule(
+    "date_mdy",
+    WD_PREFIX + MON + r"\s+(?:the\s+)?" + DAY + YEAR_SEP + YEAR,
+    "month digit",
+    accept=_day_fits_month,
+    anchor=True,
+)
+def _ground_full_date(match: re.Match[str], ctx: _Context) -> Days:
+    return _single_day(date(int(match.group("year")), _month(match), int(match.group("day"))))
+
+
+@_rule(
+    "date_iso",
+    r"(?<![\w/.-])(?P<year>(?:19|20)\d\d)[-/](?P<month>0?[1-9]|1[0-2])[-/]"
+    r"(?P<day>3[01]|[12]\d|0?[1-9])(?![\d/-])",
+    "digit",
+    accept=_iso_ok,
+    anchor=True,
+)
+def _ground_iso(match: re.Match[str], ctx: _Context) -> Days:
+    year, month, day = (int(match.group(g)) for g in ("year", "month", "day"))
+    return _single_day(date(year, month, day))
+
+
+@_rule(
+    "date_numeric",
+    r"(?<![\w/.-])(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>(?:19|20)\d\d|\d\d)(?![\w/])",
+    "digit",
+    accept=lambda m: _numeric_parts(m) is not None,
+    anchor=True,
+)
+def _ground_numeric(match: re.Match[str], ctx: _Context) -> Days | None:
+    parts = _numeric_parts(match)
+    return None if parts is None else _single_day(date(*parts))
+
+
+@_rule(
+    "date_span",
+    r"(?:" + MON + r"\s+" + DAY + r"\s*(?:-|\u2013|to)\s*(?P<day2>3[01]|[12]\d|0?[1-9])"
+    r"(?:st|nd|rd|th)?\b(?:" + YEAR_SEP + YEAR + r")?)",
+    "month digit",
+    accept=_span_ok,
+    anchor=True,
+)
+@_rule(
+    "date_span",
+    DAY
+    + r"\s*(?:-|\u2013)\s*(?P<day2>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    + MON
+    + r"(?:"
+    + YEAR_SEP
+    + YEAR
+    + r")?",
+    "month digit",
+    accept=_span_ok,
+    anchor=True,
+)
+def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
+    month, first, last = _month(match), int(match.group("day")), int(match.group("day2"))
+    if match.group("year"):
+        start = date(int(match.group("year")), month, first)
+    else:
+        start = _recent_day(ctx.today, month, first)
+    return start, start + timedelta(days=last - first + 1)
+
+
+@_rule(
+    "day_month",
+    WD_PREFIX + DAY + r"\s+(?:of\s+)?" + MON,
+    "month digit",
+    accept=_yearless_day_ok,
+    anchor=True,
+)
+@_rule(
+    "month_day",
+    WD_PREFIX + MON + r"\s+(?:the\s+)?" + DAY + r"(?!\s*(?:[ap]\.?m\b|%|:\d|\.\d))",
+    "month digit",
+    accept=_yearless_day_ok,
+    anchor=True,
+)
+def _ground_yearless_date(match: re.Match[str], ctx: _Context) -> Days:
+    return _single_day(_recent_day(ctx.today, _month(match), int(match.group("day"))))
+
+
+@_rule(
+    "day_of_month",
+    r"\bon\s+the\s+(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b"
+    r"(?:\s+of\s+(?P<rel>this|last|next|the)\s+month\b|(?=\s*(?:[.,;:!?)]|$)))",
+    "digit",
+)
+def _ground_day_of_month(match: re.Match[str], ctx: _Context) -> Days:
+    day = int(match.group("day"))
+    rel = _normal_rel(match.group("rel") or "")
+    if rel:
+        offset = {"this": 0, "last": -1, "next": 1}[rel]
+        first = _add_months(ctx.today.replace(day=1), offset)
+        return _single_day(first.replace(day=min(day, _days_in_month(first.year, first.month))))
+    first = ctx.today.replace(day=1)
+    for back in range(13):
+        month_start = _add_months(first, -back)
+        if day <= _days_in_month(month_start.year, month_start.month):
+            candidate = month_start.replace(day=day)
+            if candidate <= ctx.today:
+                return _single_day(candidate)
+    raise ValueError("no such day of month")
+
+
+# Months.
+
+
+@_rule(
+    "month_year",
+    r"(?:\bthe\s+month\s+of\s+)?" + MON + YEAR_SEP + r"(?:of\s+)?" + YEAR,
+    "month digit",
+    anchor=True,
+)
+def _ground_month_year(match: re.Match[str], ctx: _Context) -> Days:
+    return _month_range(int(match.group("year")), _month(match))
+
+
+@_rule(
+    "month_of_rel_year",
+    MON + r",?\s+(?:of\s+)?(?P<rel>last|this|next)\s+year\b",
+    "month rel",
+    accept=_month_word_ok,
+    anchor=True,
+)
+def _ground_month_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
+    offset = {"last": -1, "this": 0, "next": 1}[_normal_rel(match.group("rel"))]
+    return _month_range(ctx.today.year + offset, _month(match))
+
+
+@_rule("month_{rel}", r"\b" + REL + r"\s+" + MON, "month rel", accept=_month_word_ok, anchor=True)
+def _ground_month_rel(match: re.Match[str], ctx: _Context) -> Days:
+    month, today = _month(match), ctx.today
+    rel = _normal_rel(match.group("rel"))
+    if rel == "this":
+        return _month_range(today.year, month)
+    if rel == "last":
+        return _month_range(today.year if month < today.month else today.year - 1, month)
+    return _month_range(today.year if month > today.month else today.year + 1, month)
+
+
+@_rule(
+    "month",
+    r"(?:\b(?:in|during|throughout|through|of|from|around)\s+(?:the\s+month\s+of\s+)?"
+    r"|\bthe\s+month\s+of\s+)" + MON + NO_YEAR_AFTER,
+    "month",
+    accept=_month_word_ok,
+)
+@_rule("month", MON, "month", accept=_month_word_ok, anchor=True, detect=False)
+def _ground_month(match: re.Match[str], ctx: _Context) -> Days:
+    month = _month(match)
+    return _month_range(_recent_month_year(ctx.today, month), month)
+
+
+@_rule(
+    "month_part",
+    r"\b" + PART + MON + r"(?:" + YEAR_SEP + r"(?:of\s+)?" + YEAR + r")?",
+    "month part",
+    accept=_yearless_month_ok,
+    anchor=True,
+)
+def _ground_month_part(match: re.Match[str], ctx: _Context) -> Days:
+    month = _month(match)
+    year = match.group("year")
+    whole = _month_range(int(year) if year else _recent_month_year(ctx.today, month), month)
+    return _part_of(whole, "month", _normal_part(match))
+
+
+# Years and decades.
+
+
+@_rule(
+    "year_part",
+    r"\b" + PART + r"(?P<year>(?:19|20)\d\d)(?![\w%/:-])(?![.,]\d)",
+    "part digit",
+    anchor=True,
+)
+def _ground_year_part(match: re.Match[str], ctx: _Context) -> Days:
+    return _part_of(_year_range(int(match.group("year"))), "year", _normal_part(match))
+
+
+@_rule(
+    "year_span",
+    r"(?<![\w$#./:-])(?P<y1>(?:19|20)\d\d)\s*(?:-|\u2013|to|through)\s*(?P<y2>(?:19|20)\d\d)"
+    r"(?![\w%/:-])",
+    "digit",
+    accept=lambda m: int(m.group("y1")) < int(m.group("y2")),
+    anchor=True,
+)
+def _ground_year_span(match: re.Match[str], ctx: _Context) -> Days:
+    return date(int(match.group("y1")), 1, 1), date(int(match.group("y2")) + 1, 1, 1)
+
+
+@_rule(
+    "decade",
+    r"\b(?:the\s+)?(?:(?P<part>early|mid|late)(?:-|\s+))?(?P<dec>(?:19|20)\d0)'?s\b",
+    "digit",
+    anchor=True,
+)
+def _ground_decade(match: re.Match[str], ctx: _Context) -> Days:
+    start = int(match.group("dec"))
+    whole = date(start, 1, 1), date(start + 10, 1, 1)
+    part = match.group("part")
+    return _part_of(whole, "decade", part.lower()) if part else whole
+
+
+@_rule("year", BARE_YEAR, "digit", accept=_year_ok, anchor=True)
+def _ground_year(match: re.Match[str], ctx: _Context) -> Days:
+    return _year_range(int(match.group("year")))
+
+
+# Seasons.
+
+
+def _season_word(match: re.Match[str]) -> str:
+    return match.group("season").lower()
+
+
+@_rule(
+    "season_year",
+    r"\b(?:the\s+)?" + SEASON + YEAR_SEP + r"(?:of\s+)?" + YEAR,
+    "season digit",
+    anchor=True,
+)
+def _ground_season_year(match: re.Match[str], ctx: _Context) -> Days:
+    return _season_range(_season_word(match), int(match.group("year")))
+
+
+@_rule(
+    "season_of_rel_year",
+    r"\b(?:the\s+)?" + SEASON + r"\s+(?:of\s+)?(?P<rel>last|this|next)\s+year\b",
+    "season rel",
+    anchor=True,
+)
+def _ground_season_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
+    offset = {"last": -1, "this": 0, "next": 1}[_normal_rel(match.group("rel"))]
+    return _season_range(_season_word(match), ctx.today.year + offset)
+
+
+@_rule(
+    "season_{rel}",
+    r"\b(?:the\s+)?" + REL_OR_PAST + r"\s+" + SEASON + NOT_SEASON_NOUN,
+    "season rel",
+    anchor=True,
+)
+def _ground_season_rel(match: re.Match[str], ctx: _Context) -> Days:
+    season, today = _season_word(match), ctx.today
+    rel = _normal_rel(match.group("rel"))
+    if rel == "this":
+        year = today.year - 1 if season == "winter" and today.month <= 2 else today.year
+        return _season_range(season, year)
+    if rel == "last":
+        for year in range(today.year, today.year - 3, -1):
+            if _season_range(season, year)[1] <= today:
+                return _season_range(season, year)
+    for year in range(today.year - 1, today.year + 2):
+        if _season_range(season, year)[0] > today:
+            return _season_range(season, year)
+    raise ValueError("no such season")
+
+
+@_rule(
+    "season",
+    r"\b(?:in|during|over|through|throughout|around)\s+(?:the\s+)?"
+    + SEASON
+    + NOT_SEASON_NOUN
+    + NO_YEAR_AFTER,
+    "season",
+)
+@_rule("season", r"(?:the\s+)?" + SEASON, "season", anchor=True, detect=False)
+def _ground_season(match: re.Match[str], ctx: _Context) -> Days:
+    season, today = _season_word(match), ctx.today
+    for year in range(today.year, today.year - 2, -1):
+        if _season_range(season, year)[0] <= today:
+            return _season_range(season, year)
+    raise ValueError("no such season")
+
+
+# Holidays.
+
+
+def _holiday_date(name: str, year: int) -> date:
+    key = re.sub(r"[^a-z]", "", name.lower())
+    if key.startswith("thanksgiving"):
+        first = date(year, 11, 1)
+        return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
+    fixed = {"christmaseve": (12, 24), "christmas": (12, 25), "christmasday": (12, 25),
+             "newyearseve": (12, 31), "halloween": (10, 31), "independenceday": (7, 4),
+             "thefourthofjuly": (7, 4)}  # fmt: skip
+    if key in fixed:
+        return date(year, *fixed[key])
+    if key.startswith("valentine"):
+        return date(year, 2, 14)
+    return date(year, 1, 1)
+
+
+def _holiday(match: re.Match[str]) -> str:
+    return match.group("hol")
+
+
+@_rule(
+    "holiday_year", r"\b" + HOLIDAY + YEAR_SEP + r"(?:of\s+)?" + YEAR, "holiday digit", anchor=True
+)
+def _ground_holiday_year(match: re.Match[str], ctx: _Context) -> Days:
+    return _single_day(_holiday_date(_holiday(match), int(match.group("year"))))
+
+
+@_rule(
+    "holiday_{rel}", r"\b" + REL + r"\s+" + HOLIDAY, "holiday rel", accept=_holiday_ok, anchor=True
+)
+def _ground_holiday_rel(match: re.Match[str], ctx: _Context) -> Days:
+    name, today = _holiday(match), ctx.today
+    rel = _normal_rel(match.group("rel"))
+    if rel == "this":
+        return _single_day(_holiday_date(name, today.year))
+    if rel == "last":
+        day = _holiday_date(name, today.year)
+        return _single_day(day if day < today else _holiday_date(name, today.year - 1))
+    day = _holiday_date(name, today.year)
+    return _single_day(day if day > today else _holiday_date(name, today.year + 1))
+
+
+@_rule(
+    "holiday",
+    r"\b(?:on|at|for|over|during|around|by)\s+" + HOLIDAY + NO_YEAR_AFTER,
+    "holiday",
+    accept=_holiday_ok,
+)
+@_rule("holiday", r"\b" + HOLIDAY, "holiday", accept=_holiday_ok, anchor=True, detect=False)
+def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
+    name, today = _holiday(match), ctx.today
+    day = _holiday_date(name, today.year)
+    return _single_day(day if day <= today else _holiday_date(name, today.year - 1))
+
+
+# Weekdays and day words.
+
+
+@_rule(
+    "weekday_{rel}",
+    r"\b" + REL_OR_PAST + r"\s+" + WD,
+    "weekday rel",
+    anchor=True,
+)
+def _ground_weekday_rel(match: re.Match[str], ctx: _Context) -> Days:
+    weekday, today = _WEEKDAYS.index(match.group("wd").lower()), ctx.today
+    rel = _normal_rel(match.group("rel"))
+    if rel == "this":
+        return _single_day(_week_start(today) + timedelta(days=weekday))
+    if rel == "last":
+        return _single_day(today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1))
+    return _single_day(today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1))
+
+
+@_rule("weekday", r"\b" + WD, "weekday", anchor=True)
+def _ground_weekday(match: re.Match[str], ctx: _Context) -> Days:
+    weekday, today = _WEEKDAYS.index(match.group("wd").lower()), ctx.today
+    return _single_day(today - timedelta(days=(today.weekday() - weekday) % 7))
+
+
+def _day_offset(offset: int) -> Grounder:
+    def ground(match: re.Match[str], ctx: _Context) -> Days:
+        return _single_day(ctx.today + timedelta(days=offset))
+
+    return ground
+
+
+def _day_word(name: str, pattern: str, offset: int) -> None:
+    _rule(name, r"\b" + pattern + r"\b", "dayword", anchor=True)(_day_offset(offset))
+
+
+_day_word("day_before_yesterday", r"(?:the\s+)?day\s+before\s+yesterday", -2)
+_day_word("day_after_tomorrow", r"(?:the\s+)?day\s+after\s+tomorrow", 2)
+_day_word(
+    "today", r"(?:today|tonight|this\s+(?:morning|afternoon|evening)|(?:earlier|later)\s+today)", 0
+)
+_day_word("yesterday", "yesterday", -1)
+_day_word("last_night", r"last\s+night", -1)
+_day_word("tomorrow", "tomorrow", 1)
+
+
+# Calendar periods relative to the reference.
+
+_PERIOD_UNIT = r"(?P<unit>week|weekend|month|year)\b"
+
+
+@_rule(
+    "{unit}_{rel}", r"\b(?P<rel>this|last|next|previous)\s+" + _PERIOD_UNIT, "unit rel", anchor=True
+)
+def _ground_period_rel(match: re.Match[str], ctx: _Context) -> Days:
+    offset = {"this": 0, "last": -1, "next": 1}[_normal_rel(match.group("rel"))]
+    unit = _unit(match)
+    return _period(unit, _shift(ctx.today, unit, offset))
+
+
+@_rule(
+    "period_before_last",
+    r"\b(?:the\s+)?" + _PERIOD_UNIT + r"\s+before\s+last\b",
+    "unit open",
+    anchor=True,
+)
+def _ground_period_before_last(match: re.Match[str], ctx: _Context) -> Days:
+    unit = _unit(match)
+    return _period(unit, _shift(ctx.today, unit, -2))
+
+
+@_rule("weekend", r"\b(?:over|during|on|at)\s+the\s+weekend\b", "unit")
+def _ground_the_weekend(match: re.Match[str], ctx: _Context) -> Days:
+    saturday = ctx.today - timedelta(days=(ctx.today.weekday() - 5) % 7)
+    return saturday, saturday + timedelta(days=2)
+
+
+_PAST = r"\b(?:the\s+(?:past|last|previous)|past)\s+"
+
+
+@_rule("past_n_units", _PAST + NUM + r"\s+(?P<unit>day|week|month|year)s?\b", "unit rel")
+def _ground_past_n_units(match: re.Match[str], ctx: _Context) -> Days:
+    return _shift(ctx.today, _unit(match), -_count(match.group("n"))), ctx.today
+
+
+@_rule("past_unit", _PAST + r"(?P<unit>day|week|month|year)\b(?!\s+of\b)", "unit rel")
+def _ground_past_unit(match: re.Match[str], ctx: _Context) -> Days:
+    return _shift(ctx.today, _unit(match), -1), ctx.today
+
+
+@_rule("{rel}_this", r"\b(?P<rel>earlier|later)\s+this\s+(?P<unit>week|month|year)\b", "part unit")
+def _ground_earlier_later(match: re.Match[str], ctx: _Context) -> Days:
+    start, end = _period(_unit(match), ctx.today)
+    if match.group("rel").lower() == "earlier":
+        return start, ctx.today + _DAY
+    return ctx.today, end
+
+
+@_rule(
+    "period_part",
+    r"\b" + PART + r"(?P<rel>this|last|next|the)\s+(?P<unit>week|month|year)\b",
+    "part unit",
+    anchor=True,
+)
+def _ground_period_part(match: re.Match[str], ctx: _Context) -> Days:
+    unit = _unit(match)
+    offset = {"this": 0, "last": -1, "next": 1}[_normal_rel(match.group("rel"))]
+    whole = _period(unit, _shift(ctx.today, unit, offset))
+    return _part_of(whole, unit, _normal_part(match))
+
+
+@_rule(
+    "n_units_ago",
+    r"\b" + NUM + r"\s+(?P<unit>minute|hour|day|night|weekend|week|fortnight|month|year|decade)s?"
+    r"\s+ago\b",
+    "ago",
+    anchor=True,
+)
+def _ground_n_units_ago(match: re.Match[str], ctx: _Context) -> Days:
+    count, unit = _count(match.group("n")), _unit(match)
+    if unit in ("minute", "hour"):
+        moment = ctx.now - timedelta(**{unit + "s": count})
+        return _single_day(moment.date())
+    day = _shift(ctx.today, unit, -count)
+    if unit in ("day", "night"):
+        return _single_day(day)
+    if unit in ("week", "weekend", "fortnight"):
+        return _period(unit if unit == "weekend" else "week", day)
+    return _period("month" if unit == "month" else "year", day)
+
+
+# Vague cues.
+
+
+@_rule(
+    "vague",
+    r"\b(?:recently|lately|these\s+days|nowadays|a\s+(?:little\s+)?while\s+(?:ago|back)"
+    r"|the\s+other\s+day|not\s+(?:so\s+|too\s+)?long\s+ago|a\s+long\s+time\s+ago"
+    r"|(?<!how\s)long\s+ago|some\s+time\s+ago|in\s+recent\s+(?:days|weeks|months|years)"
+    r"|back\s+then|back\s+in\s+the\s+day"
+    r"|in\s+the\s+past(?!\s+(?:\w+\s+){0,2}(?:day|week|month|year)s?\b))\b",
+    "vague",
+    vague=True,
+)
+@_rule(
+    "vague",
+    r"(?<!how\s)(?<!many\s)\b(?:(?:many|some)\s+)?(?:days|weeks|months|years|decades|ages)"
+    r"\s+ago\b",
+    "ago",
+    vague=True,
+)
+def _ground_vague(match: re.Match[str], ctx: _Context) -> Days | None:
+    return None
+
+
+# Composite rules: a keyword pattern followed by one anchor (any closed cue above) or two.
+
+Anchor = tuple[_Rule, "re.Match[str]"]
+
+
+def _composite(
+    name: str, prefix: str, needs: str, *, joiner: str | None = None
+) -> Callable[[Combiner], Combiner]:
+    """Register a rule whose match continues with an anchor (two when ``joiner`` is given)."""
+
+    def register(combine: Combiner) -> Combiner:
+        _RULES.append(
+            _Rule(
+                name,
+                re.compile(prefix, _FLAGS),
+                frozenset(needs.split()),
+                None,
+                combine=combine,
+                joiner=None if joiner is None else re.compile(joiner, _FLAGS),
+            )
+        )
+        return combine
+
+    return register
+
+
+def _anchors_at(text: str, position: int, rules: list[_Rule]) -> list[Anchor]:
+    """Anchors starting at ``position``, longest first (the first-listed rule on a tie)."""
+    anchors = []
+    for rule in rules:
+        match = rule.pattern.match(text, position)
+        if match is not None and match.end() > position and rule.accepts(match):
+            anchors.append((rule, match))
+    anchors.sort(key=lambda anchor: anchor[1].start() - anchor[1].end())
+    return anchors
+
+
+def _complete(
+    composite: _Rule, match: re.Match[str], rules: list[_Rule]
+) -> tuple[Anchor, ...] | None:
+    """The anchors that complete a composite rule's keyword match, or None."""
+    text = match.string
+    firsts = _anchors_at(text, match.end(), rules)
+    if composite.joiner is None:
+        return (firsts[0],) if firsts else None
+    for first in firsts:
+        joint = composite.joiner.match(text, first[1].end())
+        if joint is not None:
+            seconds = _anchors_at(text, joint.end(), rules)
+            if seconds:
+                return first, seconds[0]
+    return None
+
+
+def _resolve_anchor(text: str) -> Anchor | None:
+    for rule in _ANCHOR_RULES:
+        match = rule.pattern.fullmatch(text)
+        if match is not None and rule.accepts(match):
+            return rule, match
+    return None
+
+
+def _ground_anchor(anchor: Anchor | None, ctx: _Context) -> Days | None:
+    if anchor is None or anchor[0].ground is None:
+        return None
+    rule, match = anchor
+    return rule.ground(match, ctx)
+
+
+@_composite(
+    "shift_{rel}",
+    r"\b" + NUM + r"\s+(?P<unit>day|week|month|year)s?\s+(?P<rel>before|after|prior\s+to"
+    r"|earlier\s+than|later\s+than)\s+",
+    "unit",
+)
+def _combine_shift(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    sign = 1 if _normal_rel(match.group("rel")) == "after" else -1
+    return _shift_range(anchors[0], _unit(match), sign * _count(match.group("n")))
+
+
+@_composite(
+    "period_{rel}",
+    r"\b(?:the|last)\s+(?P<unit>day|week|weekend|month|year)\s+"
+    r"(?P<rel>before|after|prior\s+to|following|of)\s+",
+    "unit",
+)
+def _combine_period_around(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    start, end = anchors[0]
+    unit, rel = _unit(match), _normal_rel(match.group("rel"))
+    if rel == "of":
+        return _single_day(start) if unit == "day" else _period(unit, start)
+    if rel == "before":
+        if unit == "weekend":
+            sunday = _sunday_before(start)
+            return sunday - _DAY, sunday + _DAY
+        return _shift(start, unit, -1), start
+    if unit == "weekend":
+        saturday = _saturday_on_or_after(end)
+        return saturday, saturday + timedelta(days=2)
+    return end, _shift(end, unit, 1)
+
+
+@_composite(
+    "weekday_{rel}",
+    r"\b(?:the|last)\s+" + WD + r"\s+(?P<rel>before|prior\s+to|after|following)\s+",
+    "weekday",
+)
+def _combine_weekday_around(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    weekday = _WEEKDAYS.index(match.group("wd").lower())
+    start, end = anchors[0]
+    if _normal_rel(match.group("rel")) == "before":
+        return _single_day(start - timedelta(days=(start.weekday() - weekday - 1) % 7 + 1))
+    return _single_day(end + timedelta(days=(weekday - end.weekday()) % 7))
+
+
+@_composite(
+    "nth_{unit}",
+    r"\bthe\s+(?P<ord>first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?P<unit>week|weekend)"
+    r"\s+(?:of|in)\s+",
+    "unit",
+)
+def _combine_nth(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    start, end = anchors[0]
+    nth = _ORDINALS[match.group("ord").lower()]
+    if _unit(match) == "week":
+        if nth < 0:
+            return end - timedelta(days=7), end
+        return start + timedelta(days=7 * (nth - 1)), start + timedelta(days=7 * nth)
+    if nth < 0:
+        last_day = end - _DAY
+        saturday = last_day - timedelta(days=(last_day.weekday() - 5) % 7)
+    else:
+        saturday = _saturday_on_or_after(start) + timedelta(days=7 * (nth - 1))
+    return saturday, saturday + timedelta(days=2)
+
+
+@_composite(
+    "{rel}",
+    r"\b(?P<rel>before|prior\s+to|after|ever\s+since|since|up\s+until|until|till)\s+",
+    "open",
+)
+def _combine_open(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    start, end = anchors[0]
+    rel = _normal_rel(match.group("rel"))
+    if rel == "before":
+        return (ctx.lo if ctx.lo < start else _add_months(start, -12)), start
+    if rel == "after":
+        return end, (ctx.hi if ctx.hi > end else _add_months(end, 12))
+    if rel == "since":
+        return start, max(ctx.hi, end)
+    return min(ctx.lo, start), end
+
+
+@_composite(
+    "between",
+    r"\b(?:between|from)\s+",
+    "between",
+    joiner=r"\s+(?:and|to|until|till|through)\s+|\s*(?:-|\u2013)\s*",
+)
+def _combine_between(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    (first_start, first_end), (second_start, second_end) = anchors
+    return min(first_start, second_start), max(first_end, second_end)
+
+
+# Matching.
+
+
+def _families(text: str) -> set[str]:
+    families = {"digit"} if _DIGIT.search(text) else set()
+    for word in _WORD.findall(text):
+        families.update(_TOKEN_FAMILIES.get(word.lower(), ()))
+    return families
+
+
+def _find(text: str, *, gated: bool = True) -> list[_Found]:
+    """Cues before grounding: the longest match first, then the earliest, then rule order."""
+    families = _families(text) if gated else None
+    if families is not None and not families:
+        return []
+    anchor_rules = [r for r in _ANCHOR_RULES if families is None or r.needs <= families]
+    found = []
+    for priority, rule in enumerate(_RULES):
+        if families is not None and not rule.needs <= families:
+            continue
+        for match in rule.pattern.finditer(text):
+            if rule.combine is None:
+                if rule.accepts(match):
+                    found.append(_Found(match.start(), match.end(), priority, rule, match))
+                continue
+            anchors = _complete(rule, match, anchor_rules)
+            if anchors is not None:
+                end = anchors[-1][1].end()
+                found.append(_Found(match.start(), end, priority, rule, match, anchors))
+    return _without_overlaps(found)
+
+
+def _without_overlaps(found: list[_Found]) -> list[_Found]:
+    """Keep the longest, then earliest, then first-listed match of every overlapping group."""
+    found.sort(key=lambda f: (f.start - f.end, f.start, f.priority))
+    starts: list[int] = []
+    chosen: list[_Found] = []
+    for candidate in found:
+        slot = bisect.bisect_right(starts, candidate.start)
+        if slot > 0 and chosen[slot - 1].end > candidate.start:
+            continue
+        if slot < len(chosen) and chosen[slot].start < candidate.end:
+            continue
+        starts.insert(slot, candidate.start)
+        chosen.insert(slot, candidate)
+    return chosen
+
+
+def _context(reference: datetime, timeline: TimeRange | None) -> _Context:
+    tz = reference.tzinfo or timezone.utc
+    now = reference if reference.tzinfo else reference.replace(tzinfo=tz)
+    today = now.date()
+    if timeline is None:
+        return _Context(now, today, tz, _add_months(today, -120), today + _DAY)
+    lo = datetime.fromtimestamp(timeline.start, tz)
+    hi = datetime.fromtimestamp(timeline.end, tz)
+    hi_day = hi.date() if hi.time() == datetime.min.time() else hi.date() + _DAY
+    return _Context(now, today, tz, lo.date(), hi_day)
+
+
+def _timestamp(day: date, tz: tzinfo) -> int:
+    return int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
+
+
+def _ground_anchors(anchors: tuple[Anchor, ...], ctx: _Context) -> list[Days] | None:
+    """Ground each anchor; a year on the second anchor also dates a year-less first one."""
+    resolved = list(anchors)
+    if len(anchors) == 2:
+        first, second = (match.group(0) for _, match in anchors)
+        year = _YEAR_IN.search(second)
+        if year is not None and _YEAR_IN.search(first) is None:
+            resolved[0] = _resolve_anchor(f"{first} {year.group(0)}") or resolved[0]
+    grounded = [_ground_anchor(anchor, ctx) for anchor in resolved]
+    if any(days is None for days in grounded):
+        return None
+    return [days for days in grounded if days is not None]
+
+
+def _ground(found: _Found, ctx: _Context) -> Days | None:
+    rule = found.rule
+    if rule.combine is None:
+        return None if rule.ground is None else rule.ground(found.match, ctx)
+    anchors = _ground_anchors(found.anchors, ctx)
+    return None if anchors is None else rule.combine(found.match, anchors, ctx)
+
+
+def _to_cue(found: _Found, text: str, ctx: _Context) -> TimeCue:
+    rule, match = found.rule, found.match
+    try:
+        days = _ground(found, ctx)
+        time_range = (
+            None
+            if days is None
+            else TimeRange(_timestamp(days[0], ctx.tz), _timestamp(days[1], ctx.tz))
+        )
+    except (ValueError, OverflowError):
+        time_range = None
+    return TimeCue(
+        text=text[found.start : found.end],
+        rule=rule.name_for(match),
+        span=(found.start, found.end),
+        range=time_range,
+    )
+
+
+def detect_cues(text: str, reference: datetime, timeline: TimeRange | None = None) -> list[TimeCue]:
+    """All temporal expressions in ``text``, in text order, grounded relative to ``reference``.
+
+    ``reference`` should be timezone-aware (naive is read as UTC); day boundaries are midnights
+    in its timezone. Vague cues ("recently") come back with ``range=None``. ``timeline`` (the
+    bank's first session start .. last session end) bounds the open side of "before/after/
+    since/until" ranges; without it the bounds are reference - 10 years .. the reference day.
+    """
+    found = _find(text)
+    if not found:
+        return []
+    ctx = _context(reference, timeline)
+    return [_to_cue(item, text, ctx) for item in found]
+
+
+def has_temporal_cue(text: str) -> bool:
+    """Whether ``text`` holds any temporal cue (grounded or vague); no grounding is done."""
+    return bool(_find(text))
+
+
+def question_range(cues: list[TimeCue]) -> TimeRange | None:
+    """The range a question is about: the narrowest grounded cue (the first one on a tie).
+
+    None when no cue is grounded (no cue, or only vague ones). The narrowest wins because a
+    question naming both a wide and a narrow time ("in 2023, the week before 9 June") asks
+    about the narrow one.
+    """
+    grounded = [cue.range for cue in cues if cue.range is not None]
+    if not grounded:
+        return None
+    return min(grounded, key=lambda r: r.end - r.start)

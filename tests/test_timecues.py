@@ -1,0 +1,469 @@
+"""The temporal cue detector and grounder: the table below is the specification."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta, timezone
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ramem_local.recall import detect_cues, has_temporal_cue, question_range
+from ramem_local.recall.timecues import _find
+from ramem_local.types import DAY, TimeCue, TimeRange
+
+UTC = timezone.utc
+THU = datetime(2023, 5, 25, 14, 0, tzinfo=UTC)  # Thursday
+SAT = datetime(2023, 5, 27, 9, 30, tzinfo=UTC)
+SUN = datetime(2023, 5, 28, 18, 0, tzinfo=UTC)
+MON = datetime(2023, 5, 22, 8, 0, tzinfo=UTC)
+JAN3 = datetime(2024, 1, 3, 12, 0, tzinfo=UTC)  # Wednesday, year wrap
+MAR1 = datetime(2023, 3, 1, 12, 0, tzinfo=UTC)  # after a 28-day February
+LEAP_MAR1 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)  # after a 29-day February
+AUG31 = datetime(2023, 8, 31, 23, 0, tzinfo=UTC)
+SEP10 = datetime(2023, 9, 10, 12, 0, tzinfo=UTC)
+JUN20 = datetime(2023, 6, 20, 12, 0, tzinfo=UTC)
+EARLY_THU = datetime(2023, 5, 25, 1, 0, tzinfo=UTC)
+
+
+def midnight(day: str) -> int:
+    return int(datetime.fromisoformat(day).replace(tzinfo=UTC).timestamp())
+
+
+def days(first: str, last: str) -> TimeRange:
+    """The whole days first..last (inclusive) as a half-open range."""
+    return TimeRange(midnight(first), midnight(last) + DAY)
+
+
+def asked_cue(cues: list[TimeCue]) -> TimeCue:
+    """The cue question_range picks (the only one for single-cue texts)."""
+    chosen = question_range(cues)
+    if chosen is None:
+        return cues[0]
+    return next(cue for cue in cues if cue.range == chosen)
+
+
+GROUNDED = [
+    # full dates
+    ("8 May 2023", THU, "date_dmy", "2023-05-08", "2023-05-08"),
+    ("May 8, 2023", THU, "date_mdy", "2023-05-08", "2023-05-08"),
+    ("8th of May, 2023", THU, "date_dmy", "2023-05-08", "2023-05-08"),
+    ("Monday, May 8, 2023", THU, "date_mdy", "2023-05-08", "2023-05-08"),
+    ("Sept. 5, 2022", THU, "date_mdy", "2022-09-05", "2022-09-05"),
+    ("2023-05-08", THU, "date_iso", "2023-05-08", "2023-05-08"),
+    ("2023/05/08", THU, "date_iso", "2023-05-08", "2023-05-08"),
+    ("05/08/2023", THU, "date_numeric", "2023-05-08", "2023-05-08"),
+    ("5/8/23", THU, "date_numeric", "2023-05-08", "2023-05-08"),
+    ("25/12/2022", THU, "date_numeric", "2022-12-25", "2022-12-25"),
+    ("Feb 29, 2024", THU, "date_mdy", "2024-02-29", "2024-02-29"),
+    # dates without a year: the most recent one on or before the reference
+    ("on 7 May", THU, "day_month", "2023-05-07", "2023-05-07"),
+    ("on 25 May", THU, "day_month", "2023-05-25", "2023-05-25"),
+    ("on 28 May", THU, "day_month", "2022-05-28", "2022-05-28"),
+    ("May 7th", THU, "month_day", "2023-05-07", "2023-05-07"),
+    ("the 7th of May", THU, "day_month", "2023-05-07", "2023-05-07"),
+    ("on Feb 29", THU, "month_day", "2020-02-29", "2020-02-29"),
+    ("December 31", JAN3, "month_day", "2023-12-31", "2023-12-31"),
+    ("on the 8th.", THU, "day_of_month", "2023-05-08", "2023-05-08"),
+    ("on the 31st.", THU, "day_of_month", "2023-03-31", "2023-03-31"),
+    ("on the 30th of last month", MAR1, "day_of_month", "2023-02-28", "2023-02-28"),
+    ("May 8-10", THU, "date_span", "2023-05-08", "2023-05-10"),
+    ("8-10 May 2022", THU, "date_span", "2022-05-08", "2022-05-10"),
+    # months
+    ("in May 2023", THU, "month_year", "2023-05-01", "2023-05-31"),
+    ("May, 2023", THU, "month_year", "2023-05-01", "2023-05-31"),
+    ("May of 2022", THU, "month_year", "2022-05-01", "2022-05-31"),
+    ("in May", THU, "month", "2023-05-01", "2023-05-31"),
+    ("during March", THU, "month", "2023-03-01", "2023-03-31"),
+    ("in June", THU, "month", "2022-06-01", "2022-06-30"),
+    ("in December", JAN3, "month", "2023-12-01", "2023-12-31"),
+    ("in February", MAR1, "month", "2023-02-01", "2023-02-28"),
+    ("in February", LEAP_MAR1, "month", "2024-02-01", "2024-02-29"),
+    ("the month of May", THU, "month", "2023-05-01", "2023-05-31"),
+    ("in jan", THU, "month", "2023-01-01", "2023-01-31"),
+    ("last May", THU, "month_last", "2022-05-01", "2022-05-31"),
+    ("last April", THU, "month_last", "2023-04-01", "2023-04-30"),
+    ("this May", THU, "month_this", "2023-05-01", "2023-05-31"),
+    ("next May", THU, "month_next", "2024-05-01", "2024-05-31"),
+    ("next June", THU, "month_next", "2023-06-01", "2023-06-30"),
+    ("March of last year", THU, "month_of_rel_year", "2022-03-01", "2022-03-31"),
+    # parts of a month or year
+    ("early May 2023", THU, "month_part", "2023-05-01", "2023-05-10"),
+    ("mid-May", THU, "month_part", "2023-05-11", "2023-05-20"),
+    ("mid May 2023", THU, "month_part", "2023-05-11", "2023-05-20"),
+    ("late March", THU, "month_part", "2023-03-21", "2023-03-31"),
+    ("the beginning of June 2023", THU, "month_part", "2023-06-01", "2023-06-10"),
+    ("end of June 2022", THU, "month_part", "2022-06-21", "2022-06-30"),
+    ("the middle of April", THU, "month_part", "2023-04-11", "2023-04-20"),
+    ("late February", MAR1, "month_part", "2023-02-21", "2023-02-28"),
+    ("late February", LEAP_MAR1, "month_part", "2024-02-21", "2024-02-29"),
+    ("the first half of May 2023", THU, "month_part", "2023-05-01", "2023-05-15"),
+    ("early 2023", THU, "year_part", "2023-01-01", "2023-04-30"),
+    ("mid-2022", THU, "year_part", "2022-05-01", "2022-08-31"),
+    ("the end of 2022", THU, "year_part", "2022-09-01", "2022-12-31"),
+    # seasons (meteorological, northern hemisphere)
+    ("summer 2022", THU, "season_year", "2022-06-01", "2022-08-31"),
+    ("in the summer of 2022", THU, "season_year", "2022-06-01", "2022-08-31"),
+    ("autumn 2021", THU, "season_year", "2021-09-01", "2021-11-30"),
+    ("winter 2022", THU, "season_year", "2022-12-01", "2023-02-28"),
+    ("last summer", THU, "season_last", "2022-06-01", "2022-08-31"),
+    ("last summer", AUG31, "season_last", "2022-06-01", "2022-08-31"),
+    ("last summer", SEP10, "season_last", "2023-06-01", "2023-08-31"),
+    ("this summer", THU, "season_this", "2023-06-01", "2023-08-31"),
+    ("this winter", JAN3, "season_this", "2023-12-01", "2024-02-29"),
+    ("last winter", THU, "season_last", "2022-12-01", "2023-02-28"),
+    ("next spring", THU, "season_next", "2024-03-01", "2024-05-31"),
+    ("the summer of last year", THU, "season_of_rel_year", "2022-06-01", "2022-08-31"),
+    ("in the spring", THU, "season", "2023-03-01", "2023-05-31"),
+    ("over the summer", THU, "season", "2022-06-01", "2022-08-31"),
+    ("in the fall", JAN3, "season", "2023-09-01", "2023-11-30"),
+    # years and decades
+    ("in 2022", THU, "year", "2022-01-01", "2022-12-31"),
+    ("2022", THU, "year", "2022-01-01", "2022-12-31"),
+    ("Back in 1999, we met.", THU, "year", "1999-01-01", "1999-12-31"),
+    ("In 2022 things changed", THU, "year", "2022-01-01", "2022-12-31"),
+    ("2019-2021", THU, "year_span", "2019-01-01", "2021-12-31"),
+    ("the 1990s", THU, "decade", "1990-01-01", "1999-12-31"),
+    ("the early 2000s", THU, "decade", "2000-01-01", "2003-12-31"),
+    # weekdays
+    ("last Saturday", THU, "weekday_last", "2023-05-20", "2023-05-20"),
+    ("last Saturday", SAT, "weekday_last", "2023-05-20", "2023-05-20"),
+    ("last Monday", MON, "weekday_last", "2023-05-15", "2023-05-15"),
+    ("this past Friday", THU, "weekday_last", "2023-05-19", "2023-05-19"),
+    ("on Tuesday", THU, "weekday", "2023-05-23", "2023-05-23"),
+    ("Thursday", THU, "weekday", "2023-05-25", "2023-05-25"),
+    ("Saturday", SAT, "weekday", "2023-05-27", "2023-05-27"),
+    ("Monday", MON, "weekday", "2023-05-22", "2023-05-22"),
+    ("on Friday", JAN3, "weekday", "2023-12-29", "2023-12-29"),
+    ("next Friday", THU, "weekday_next", "2023-05-26", "2023-05-26"),
+    ("next Friday", SAT, "weekday_next", "2023-06-02", "2023-06-02"),
+    ("this Monday", THU, "weekday_this", "2023-05-22", "2023-05-22"),
+    ("this Sunday", THU, "weekday_this", "2023-05-28", "2023-05-28"),
+    # day words
+    ("yesterday", THU, "yesterday", "2023-05-24", "2023-05-24"),
+    ("yesterday", JAN3, "yesterday", "2024-01-02", "2024-01-02"),
+    ("yesterday", LEAP_MAR1, "yesterday", "2024-02-29", "2024-02-29"),
+    ("today", THU, "today", "2023-05-25", "2023-05-25"),
+    ("tonight", THU, "today", "2023-05-25", "2023-05-25"),
+    ("this morning", THU, "today", "2023-05-25", "2023-05-25"),
+    ("last night", THU, "last_night", "2023-05-24", "2023-05-24"),
+    ("the day before yesterday", THU, "day_before_yesterday", "2023-05-23", "2023-05-23"),
+    ("the day before yesterday", MAR1, "day_before_yesterday", "2023-02-27", "2023-02-27"),
+    ("tomorrow", THU, "tomorrow", "2023-05-26", "2023-05-26"),
+    ("the day after tomorrow", THU, "day_after_tomorrow", "2023-05-27", "2023-05-27"),
+    # calendar weeks (Monday-Sunday), weekends, months, years
+    ("this week", THU, "week_this", "2023-05-22", "2023-05-28"),
+    ("last week", THU, "week_last", "2023-05-15", "2023-05-21"),
+    ("last week", MON, "week_last", "2023-05-15", "2023-05-21"),
+    ("last week", JAN3, "week_last", "2023-12-25", "2023-12-31"),
+    ("next week", THU, "week_next", "2023-05-29", "2023-06-04"),
+    ("the week before last", THU, "period_before_last", "2023-05-08", "2023-05-14"),
+    ("this weekend", THU, "weekend_this", "2023-05-27", "2023-05-28"),
+    ("this weekend", SUN, "weekend_this", "2023-05-27", "2023-05-28"),
+    ("last weekend", THU, "weekend_last", "2023-05-20", "2023-05-21"),
+    ("last weekend", SAT, "weekend_last", "2023-05-20", "2023-05-21"),
+    ("next weekend", THU, "weekend_next", "2023-06-03", "2023-06-04"),
+    ("over the weekend", MON, "weekend", "2023-05-20", "2023-05-21"),
+    ("over the weekend", SAT, "weekend", "2023-05-27", "2023-05-28"),
+    ("this month", THU, "month_this", "2023-05-01", "2023-05-31"),
+    ("last month", THU, "month_last", "2023-04-01", "2023-04-30"),
+    ("last month", JAN3, "month_last", "2023-12-01", "2023-12-31"),
+    ("last month", MAR1, "month_last", "2023-02-01", "2023-02-28"),
+    ("next month", THU, "month_next", "2023-06-01", "2023-06-30"),
+    ("this year", THU, "year_this", "2023-01-01", "2023-12-31"),
+    ("last year", JAN3, "year_last", "2023-01-01", "2023-12-31"),
+    ("next year", THU, "year_next", "2024-01-01", "2024-12-31"),
+    # spans before the reference day (the reference day excluded) and parts of periods
+    ("past week", THU, "past_unit", "2023-05-18", "2023-05-24"),
+    ("the past month", THU, "past_unit", "2023-04-25", "2023-05-24"),
+    ("the past few days", THU, "past_n_units", "2023-05-22", "2023-05-24"),
+    ("in the last 2 weeks", THU, "past_n_units", "2023-05-11", "2023-05-24"),
+    ("earlier this week", THU, "earlier_this", "2023-05-22", "2023-05-25"),
+    ("earlier this month", THU, "earlier_this", "2023-05-01", "2023-05-25"),
+    ("earlier this year", JAN3, "earlier_this", "2024-01-01", "2024-01-03"),
+    ("later this week", THU, "later_this", "2023-05-25", "2023-05-28"),
+    ("the end of last month", THU, "period_part", "2023-04-21", "2023-04-30"),
+    ("early next year", THU, "period_part", "2024-01-01", "2024-04-30"),
+    # N units ago
+    ("two weeks ago", THU, "n_units_ago", "2023-05-08", "2023-05-14"),
+    ("2 weeks ago", THU, "n_units_ago", "2023-05-08", "2023-05-14"),
+    ("a couple of weeks ago", THU, "n_units_ago", "2023-05-08", "2023-05-14"),
+    ("a fortnight ago", THU, "n_units_ago", "2023-05-08", "2023-05-14"),
+    ("a week ago", MON, "n_units_ago", "2023-05-15", "2023-05-21"),
+    ("a month ago", THU, "n_units_ago", "2023-04-01", "2023-04-30"),
+    ("a month ago", JAN3, "n_units_ago", "2023-12-01", "2023-12-31"),
+    ("two months ago", MAR1, "n_units_ago", "2023-01-01", "2023-01-31"),
+    ("a few days ago", THU, "n_units_ago", "2023-05-22", "2023-05-22"),
+    ("several days ago", THU, "n_units_ago", "2023-05-21", "2023-05-21"),
+    ("3 days ago", JAN3, "n_units_ago", "2023-12-31", "2023-12-31"),
+    ("a year ago", THU, "n_units_ago", "2022-01-01", "2022-12-31"),
+    ("five years ago", THU, "n_units_ago", "2018-01-01", "2018-12-31"),
+    ("2 hours ago", EARLY_THU, "n_units_ago", "2023-05-24", "2023-05-24"),
+    # relative to a date
+    ("the week before 9 June 2023", THU, "period_before", "2023-06-02", "2023-06-08"),
+    ("the week after 9 June 2023", THU, "period_after", "2023-06-10", "2023-06-16"),
+    ("the weekend before 9 June 2023", THU, "period_before", "2023-06-03", "2023-06-04"),
+    ("the weekend after 9 June 2023", THU, "period_after", "2023-06-10", "2023-06-11"),
+    ("the weekend after 10 June 2023", THU, "period_after", "2023-06-17", "2023-06-18"),
+    ("the day before 9 June 2023", THU, "period_before", "2023-06-08", "2023-06-08"),
+    ("the day after May 8", THU, "period_after", "2023-05-09", "2023-05-09"),
+    ("the week of May 10, 2023", THU, "period_of", "2023-05-08", "2023-05-14"),
+    ("the month before June 2023", THU, "period_before", "2023-05-01", "2023-05-31"),
+    ("two days before 9 June 2023", THU, "shift_before", "2023-06-07", "2023-06-07"),
+    ("three weeks after May 1, 2023", THU, "shift_after", "2023-05-22", "2023-05-22"),
+    ("the first weekend of June 2023", THU, "nth_weekend", "2023-06-03", "2023-06-04"),
+    ("the second weekend of July 2023", THU, "nth_weekend", "2023-07-08", "2023-07-09"),
+    ("the last weekend of May", THU, "nth_weekend", "2023-05-27", "2023-05-28"),
+    ("the first week of June 2023", THU, "nth_week", "2023-06-01", "2023-06-07"),
+    ("the last week of May 2023", THU, "nth_week", "2023-05-25", "2023-05-31"),
+    # open ranges (no timeline: reference day - 10 years .. reference day)
+    ("before June 2023", THU, "before", "2013-05-25", "2023-05-31"),
+    ("after May 8", THU, "after", "2023-05-09", "2023-05-25"),
+    ("since 2020", THU, "since", "2020-01-01", "2023-05-25"),
+    ("ever since last summer", THU, "since", "2022-06-01", "2023-05-25"),
+    ("until last week", THU, "until", "2013-05-25", "2023-05-21"),
+    ("before Christmas", JAN3, "before", "2014-01-03", "2023-12-24"),
+    # between two anchors
+    ("between May 1 and May 8, 2023", THU, "between", "2023-05-01", "2023-05-08"),
+    ("from May to July 2022", THU, "between", "2022-05-01", "2022-07-31"),
+    ("from 8 May to 12 May 2023", THU, "between", "2023-05-08", "2023-05-12"),
+    ("from 2019 to 2021", THU, "between", "2019-01-01", "2021-12-31"),
+    # holidays
+    ("Christmas 2022", THU, "holiday_year", "2022-12-25", "2022-12-25"),
+    ("last Christmas", JAN3, "holiday_last", "2023-12-25", "2023-12-25"),
+    ("on Thanksgiving", THU, "holiday", "2022-11-24", "2022-11-24"),
+    ("on New Year's Eve", JAN3, "holiday", "2023-12-31", "2023-12-31"),
+    ("for Halloween", THU, "holiday", "2022-10-31", "2022-10-31"),
+    # LoCoMo-style questions
+    ("What did Melanie do in the week before 9 June 2023?", JUN20, "period_before",
+     "2023-06-02", "2023-06-08"),
+    ("Which book did Caroline read in late March 2023?", JUN20, "month_part",
+     "2023-03-21", "2023-03-31"),
+    ("What happened last summer?", SEP10, "season_last", "2023-06-01", "2023-08-31"),
+    ("What did Jon do two weeks ago?", THU, "n_units_ago", "2023-05-08", "2023-05-14"),
+    ("Where did Melanie go camping in June?", SEP10, "month", "2023-06-01", "2023-06-30"),
+    ("What did Caroline do on 20 May 2023?", JUN20, "date_dmy", "2023-05-20", "2023-05-20"),
+    ("Where did Gina go the weekend before 8 May 2023?", JUN20, "period_before",
+     "2023-05-06", "2023-05-07"),
+    ("What did Jon start in 2022?", JUN20, "year", "2022-01-01", "2022-12-31"),
+    ("What did John do last Friday night?", THU, "weekday_last", "2023-05-19", "2023-05-19"),
+    ("I ran a charity race last Saturday.", THU, "weekday_last", "2023-05-20", "2023-05-20"),
+    ("Which US states might Tim be in during September 2023?", THU, "month_year",
+     "2023-09-01", "2023-09-30"),
+    ("Where was the picture shared on December 1,2023 taken?", JAN3, "date_mdy",
+     "2023-12-01", "2023-12-01"),
+    ("What was shown on the Sunday before October 25, 2022?", JAN3, "weekday_before",
+     "2022-10-23", "2022-10-23"),
+    ("What did she do the Friday after May 8, 2023?", JAN3, "weekday_after",
+     "2023-05-12", "2023-05-12"),
+    ("What did Maria participate in last weekend before April 10, 2023?", JAN3, "period_before",
+     "2023-04-08", "2023-04-09"),
+    ("We went camping two weekends ago.", MON, "n_units_ago", "2023-05-13", "2023-05-14"),
+    ("Which country was Tim visiting in the second week of November?", JAN3, "nth_week",
+     "2023-11-08", "2023-11-14"),
+    ("throughout the summer of 2022", THU, "season_year", "2022-06-01", "2022-08-31"),
+    ("during Thanksgiving 2022", THU, "holiday_year", "2022-11-24", "2022-11-24"),
+]  # fmt: skip
+
+VAGUE = [
+    "recently",
+    "I have been painting a lot lately.",
+    "these days",
+    "Nowadays I read more.",
+    "a while ago",
+    "I saw her the other day",
+    "not long ago",
+    "in the past",
+    "That was years ago.",
+]
+
+NO_CUE = [
+    "May I ask you something?",
+    "It may rain",
+    "It may rain in the afternoon but we may go out",
+    "March said hello to everyone",
+    "We march 5 miles every morning",
+    "I love spring rolls",
+    "We found a hot spring",
+    "He has a spring in his step",
+    "Don't fall asleep",
+    "The leaves fall slowly",
+    "When did Caroline go to the LGBTQ support group?",
+    "How long has Melanie been painting?",
+    "What did she say at 5 pm?",
+    "Meet me at 10:30",
+    "I have 2022 reasons",
+    "How long ago was Caroline's 18th birthday?",
+    "How many years ago did she start?",
+    "The last day of the trip was great",
+    "We live on the 3rd floor",
+    "Call 555-2022 for tickets",
+    "It costs $2023",
+    "I got 3/4 of the answers",
+    "What time is it?",
+    "Any plans for the weekend?",
+    "I'm playing Cyberpunk in the afternoon",
+    "The empire's fall of power",
+    "in may",
+    "",
+]
+
+
+@pytest.mark.parametrize(("text", "reference", "rule", "first", "last"), GROUNDED)
+def test_grounds_the_cue(text: str, reference: datetime, rule: str, first: str, last: str):
+    cues = detect_cues(text, reference)
+    assert cues, f"no cue found in {text!r}"
+    cue = asked_cue(cues)
+    assert (cue.rule, cue.range) == (rule, days(first, last))
+    assert has_temporal_cue(text)
+
+
+@pytest.mark.parametrize("text", VAGUE)
+def test_vague_cue_is_detected_but_not_grounded(text: str):
+    cues = detect_cues(text, THU)
+    assert [(c.rule, c.range) for c in cues] == [("vague", None)]
+    assert has_temporal_cue(text)
+    assert question_range(cues) is None
+
+
+@pytest.mark.parametrize("text", NO_CUE)
+def test_no_cue(text: str):
+    assert detect_cues(text, THU) == []
+    assert not has_temporal_cue(text)
+
+
+def test_cue_reports_matched_text_and_span():
+    text = "What did Melanie do in the week before 9 June 2023?"
+    [cue] = detect_cues(text, JUN20)
+    assert cue.text == "the week before 9 June 2023"
+    assert text[cue.span[0] : cue.span[1]] == cue.text
+
+
+def test_longest_match_wins_over_its_parts():
+    [cue] = detect_cues("the week before 9 June 2023", THU)
+    assert cue.rule == "period_before"
+
+
+def test_several_cues_come_back_in_text_order():
+    cues = detect_cues("Yesterday I remembered last summer and 2019.", THU)
+    assert [c.rule for c in cues] == ["yesterday", "season_last", "year"]
+
+
+def test_question_range_picks_the_narrowest_grounded_cue():
+    cues = detect_cues("In 2023, recently, what did she do the week before 9 June 2023?", THU)
+    assert [c.rule for c in cues] == ["year", "vague", "period_before"]
+    assert question_range(cues) == days("2023-06-02", "2023-06-08")
+
+
+def test_question_range_is_none_without_grounded_cues():
+    assert question_range([]) is None
+    assert question_range(detect_cues("What did she do recently?", THU)) is None
+
+
+def test_before_is_clipped_to_the_timeline():
+    timeline = TimeRange(midnight("2023-01-15") + 10 * 3600, midnight("2023-07-01") + 3600)
+    [before] = detect_cues("before June 2023", THU, timeline)
+    [after] = detect_cues("after May 2023", THU, timeline)
+    assert before.range == TimeRange(midnight("2023-01-15"), midnight("2023-06-01"))
+    assert after.range == TimeRange(midnight("2023-06-01"), midnight("2023-07-02"))
+
+
+def test_open_range_outside_the_timeline_falls_back_to_a_year():
+    timeline = TimeRange(midnight("2023-01-01"), midnight("2023-06-01"))
+    [before] = detect_cues("before 2020", THU, timeline)
+    [after] = detect_cues("after 2024", THU, timeline)
+    assert before.range == days("2019-01-01", "2019-12-31")
+    assert after.range == days("2025-01-01", "2025-12-31")
+
+
+def test_days_are_cut_at_midnight_in_the_reference_timezone():
+    pacific = timezone(timedelta(hours=-7))
+    reference = datetime(2023, 5, 25, 22, 0, tzinfo=pacific)  # 2023-05-26 05:00 UTC
+    [cue] = detect_cues("yesterday", reference)
+    start = int(datetime(2023, 5, 24, tzinfo=pacific).timestamp())
+    assert cue.range == TimeRange(start, start + DAY)
+
+
+def test_a_day_across_a_daylight_saving_change_is_a_local_day():
+    try:
+        berlin = ZoneInfo("Europe/Berlin")
+    except ZoneInfoNotFoundError:
+        pytest.skip("no time zone database")
+    [cue] = detect_cues("yesterday", datetime(2023, 3, 27, 9, 0, tzinfo=berlin))
+    start = datetime(2023, 3, 26, tzinfo=berlin)
+    end = datetime(2023, 3, 27, tzinfo=berlin)
+    assert cue.range == TimeRange(int(start.timestamp()), int(end.timestamp()))
+    assert cue.range.end - cue.range.start == 23 * 3600
+
+
+def test_naive_reference_is_read_as_utc():
+    naive = detect_cues("yesterday", THU.replace(tzinfo=None))
+    assert naive == detect_cues("yesterday", THU)
+
+
+def test_overflowing_cue_is_kept_without_range():
+    [cue] = detect_cues("9999 years ago", THU)
+    assert (cue.rule, cue.range) == ("n_units_ago", None)
+
+
+@pytest.mark.parametrize("text", [row[0] for row in GROUNDED] + VAGUE + NO_CUE)
+def test_trigger_word_gate_never_hides_a_cue(text: str):
+    assert _signature(_find(text)) == _signature(_find(text, gated=False))
+
+
+def _signature(found: list) -> list[tuple[int, int, str]]:
+    return [(f.start, f.end, f.rule.name) for f in found]
+
+
+references = st.datetimes(
+    min_value=datetime(1990, 1, 1),
+    max_value=datetime(2040, 12, 31),
+    timezones=st.sampled_from([UTC, timezone(timedelta(hours=-11)), timezone(timedelta(hours=14))]),
+)
+VOCABULARY = sorted(
+    {
+        word
+        for row in GROUNDED + [(t,) for t in VAGUE + NO_CUE]
+        for word in row[0].replace("?", " ").replace(".", " ").split()
+    }
+    | {"the", "of", "before", "after", "since", "between", "and", "from", "to", "-", ",", "31",
+       "29", "2020", "1999", "13/13/2013", "Feb", "March", "may", "ago", "weekend"}
+)  # fmt: skip
+sentences = st.lists(st.sampled_from(VOCABULARY), max_size=12).map(" ".join)
+
+
+def _check_invariants(text: str, reference: datetime) -> None:
+    cues = detect_cues(text, reference)
+    assert has_temporal_cue(text) == bool(cues)
+    previous_end = 0
+    for cue in cues:
+        assert text[cue.span[0] : cue.span[1]] == cue.text
+        assert cue.span[0] >= previous_end
+        previous_end = cue.span[1]
+        if cue.range is not None:
+            assert cue.range.start <= cue.range.end
+    narrowest = question_range(cues)
+    assert narrowest is None or any(c.range == narrowest for c in cues)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(), reference=references)
+def test_any_text_is_handled(text: str, reference: datetime):
+    _check_invariants(text, reference)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=sentences, reference=references)
+def test_temporal_word_salad_is_handled(text: str, reference: datetime):
+    _check_invariants(text, reference)
+    assert _signature(_find(text)) == _signature(_find(text, gated=False))
+
+
+@settings(max_examples=200, deadline=None)
+@given(day=st.dates(min_value=date(1990, 1, 1), max_value=date(2040, 12, 31)), reference=references)
+def test_written_dates_ground_to_that_day(day: date, reference: datetime):
+    expected = int(datetime(day.year, day.month, day.day, tzinfo=reference.tzinfo).timestamp())
+    for text in (f"{day.day} {day:%B %Y}", f"{day:%B} {day.day}, {day.year}", day.isoformat()):
+        [cue] = detect_cues(text, reference)
+        assert cue.range == TimeRange(expected, expected + DAY), text
