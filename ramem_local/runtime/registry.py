@@ -1,0 +1,300 @@
+"""The model registry, the models directory and the ledger of installed files.
+
+The registry (``registry.json``, shipped inside the package) names the models we know: where
+they come from, their licence and the facts the runtimes need (pooling, prefixes, context
+length, chat quirks). Model files never live in the repository; they live in a *models
+directory* chosen by the user. ``installed.json`` in that directory records the SHA-256 of every
+file we installed, so ``verify_models`` can tell a corrupted or swapped file from a good one.
+
+Nothing here touches the network: downloads live in ``download.py``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+LLM = "llm"
+EMBEDDER = "embedder"
+KINDS = (LLM, EMBEDDER)
+
+LEDGER_NAME = "installed.json"
+ENV_MODELS_DIR = "RAMEM_MODELS_DIR"
+
+# Inside an embedder's folder the runtime always finds these two names, whatever the
+# source repository calls them (external-data files keep their own names: model.onnx
+# refers to them by name).
+EMBEDDER_MODEL_FILE = "model.onnx"
+EMBEDDER_TOKENIZER_FILE = "tokenizer.json"
+
+_HASH_CHUNK = 1 << 20
+
+
+class ModelError(RuntimeError):
+    """A model is missing, unknown, unverifiable or corrupt. Messages are one line, for users."""
+
+
+@dataclass(frozen=True)
+class ModelEntry:
+    """One registry entry. ``raw`` keeps the full JSON object so new fields need no code change."""
+
+    name: str
+    kind: str
+    description: str = ""
+    source: dict[str, Any] = field(default_factory=dict)
+    license: str | None = None
+    size_bytes: int | None = None
+    dimension: int | None = None
+    max_length: int | None = None
+    context_length: int | None = None
+    pooling: str | None = None
+    normalize: bool = True
+    query_prefix: str = ""
+    document_prefix: str = ""
+    chat_format: str | None = None
+    thinking: str = "none"
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, name: str, obj: dict[str, Any]) -> ModelEntry:
+        return cls(
+            name=name,
+            kind=obj["kind"],
+            description=obj.get("description", ""),
+            source=dict(obj.get("source", {})),
+            license=obj.get("license"),
+            size_bytes=obj.get("size_bytes"),
+            dimension=obj.get("dimension"),
+            max_length=obj.get("max_length"),
+            context_length=obj.get("context_length"),
+            pooling=obj.get("pooling"),
+            normalize=bool(obj.get("normalize", True)),
+            query_prefix=obj.get("query_prefix", ""),
+            document_prefix=obj.get("document_prefix", ""),
+            chat_format=obj.get("chat_format"),
+            thinking=obj.get("thinking", "none"),
+            raw=dict(obj),
+        )
+
+    def remote_files(self) -> list[tuple[str, str, bool]]:
+        """``(path in the source repo, local file name, required)`` for every file of the model.
+
+        An LLM is its single GGUF file. An embedder is a folder: the ONNX graph (stored as
+        ``model.onnx``), ``tokenizer.json``, then ``source.files`` (required extras, e.g. an
+        external-data file) and ``source.optional_files`` (fetched when the repo has them).
+        """
+        src = self.source
+        main = src.get("file")
+        if not main:
+            return []
+        if self.kind == LLM:
+            return [(main, Path(main).name, True)]
+        files = [(main, EMBEDDER_MODEL_FILE, True)]
+        files.append((src.get("tokenizer", EMBEDDER_TOKENIZER_FILE), EMBEDDER_TOKENIZER_FILE, True))
+        files += [(f, Path(f).name, True) for f in src.get("files", [])]
+        files += [(f, Path(f).name, False) for f in src.get("optional_files", [])]
+        return files
+
+    def pinned_sha256(self, remote_file: str) -> str | None:
+        """A SHA-256 the registry itself pins for ``remote_file`` (``source.sha256``: a hex string
+        for the main file, or a ``{remote path: hex}`` mapping)."""
+        pinned = self.source.get("sha256")
+        if isinstance(pinned, str):
+            return pinned.lower() if remote_file == self.source.get("file") else None
+        if isinstance(pinned, dict):
+            value = pinned.get(remote_file)
+            return value.lower() if value else None
+        return None
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def registry_path() -> Path:
+    """The packaged registry.json (a symlink to models/registry.json in a source checkout)."""
+    return Path(__file__).resolve().parent.parent / "registry.json"
+
+
+def load_registry(path: Path | None = None) -> dict[str, ModelEntry]:
+    """All registry entries by name, in file order."""
+    data = json.loads((path or registry_path()).read_text(encoding="utf-8"))
+    entries = {}
+    for name, obj in data["models"].items():
+        if obj.get("kind") not in KINDS:
+            raise ModelError(f"registry entry {name!r} has unknown kind {obj.get('kind')!r}")
+        entries[name] = ModelEntry.from_json(name, obj)
+    return entries
+
+
+# --------------------------------------------------------------------------- models dir
+
+
+def resolve_models_dir(flag: str | os.PathLike[str] | None, config_value: str | None) -> Path:
+    """First of: the --models-dir flag, $RAMEM_MODELS_DIR, the config file, the user data dir."""
+    for candidate in (flag, os.environ.get(ENV_MODELS_DIR), config_value):
+        if candidate:
+            return Path(candidate).expanduser()
+    import platformdirs  # imported late: only needed for the default
+
+    return Path(platformdirs.user_data_dir("ramem")) / "models"
+
+
+def model_path(entry: ModelEntry, models_dir: Path) -> Path:
+    """Where ``entry`` lives once installed: the GGUF file of an LLM, the folder of an embedder."""
+    folder = Path(models_dir) / entry.name
+    if entry.kind == EMBEDDER:
+        return folder
+    file = entry.source.get("file") or f"{entry.name}.gguf"
+    return folder / Path(file).name
+
+
+def is_installed(entry: ModelEntry, models_dir: Path) -> bool:
+    path = model_path(entry, models_dir)
+    if entry.kind == EMBEDDER:
+        return (path / EMBEDDER_MODEL_FILE).is_file() and (path / EMBEDDER_TOKENIZER_FILE).is_file()
+    return path.is_file()
+
+
+def _kind_of_path(path: Path) -> str:
+    return EMBEDDER if path.is_dir() else LLM
+
+
+def resolve_model(name_or_path: str | os.PathLike[str], kind: str, models_dir: Path) -> Path:
+    """Turn a user's model argument into a path: an existing file/folder as is, else a name.
+
+    Names are registry names or names given at ``ramem models import --as``; both resolve
+    inside ``models_dir``.
+    """
+    as_path = Path(name_or_path).expanduser()
+    if as_path.exists():
+        return as_path
+    name = str(name_or_path)
+    registry = load_registry()
+    entry = registry.get(name) or _imported_entry(name, models_dir)
+    if entry is None or entry.kind != kind:
+        known = sorted(n for n, e in registry.items() if e.kind == kind)
+        hint = f" ({name} is an {entry.kind}, not an {kind})" if entry else ""
+        raise ModelError(f"unknown {kind} model {name!r}{hint}; known: {', '.join(known)}")
+    if not is_installed(entry, models_dir):
+        raise ModelError(
+            f"model {name} is not installed in {models_dir}; run `ramem models pull {name}` "
+            f"or `ramem models import FILE --as {name}`"
+        )
+    return model_path(entry, models_dir)
+
+
+def _imported_entry(name: str, models_dir: Path) -> ModelEntry | None:
+    """A ledger-only model (imported under a name the registry doesn't know)."""
+    info = read_ledger(models_dir).get("models", {}).get(name)
+    if not info:
+        return None
+    source = {"file": info["file"]} if info.get("file") else {}
+    return ModelEntry(name=name, kind=info["kind"], description="imported", source=source)
+
+
+def installed_models(models_dir: Path) -> list[tuple[ModelEntry, Path, bool]]:
+    """Every registry entry plus every imported model, with its path and whether it is there."""
+    registry = load_registry()
+    rows = [(e, model_path(e, models_dir), is_installed(e, models_dir)) for e in registry.values()]
+    for name in read_ledger(models_dir).get("models", {}):
+        if name not in registry:
+            entry = _imported_entry(name, models_dir)
+            if entry is not None:
+                rows.append((entry, model_path(entry, models_dir), is_installed(entry, models_dir)))
+    return rows
+
+
+# --------------------------------------------------------------------------- ledger
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def ledger_path(models_dir: Path) -> Path:
+    return Path(models_dir) / LEDGER_NAME
+
+
+def read_ledger(models_dir: Path) -> dict[str, Any]:
+    """The ledger: ``{"version": 1, "models": {name: {kind, file}}, "files": {relpath: {...}}}``."""
+    path = ledger_path(models_dir)
+    if not path.exists():
+        return {"version": 1, "models": {}, "files": {}}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
+    data.setdefault("models", {})
+    data.setdefault("files", {})
+    return data
+
+
+def _write_ledger(models_dir: Path, data: dict[str, Any]) -> None:
+    """Atomic: a crash mid-write must not lose the record of every other model."""
+    path = ledger_path(models_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def record_install(
+    models_dir: Path,
+    name: str,
+    kind: str,
+    files: Iterable[tuple[Path, str, int]],
+    source: str,
+) -> None:
+    """Record installed files ``(path, sha256, size)`` of model ``name``.
+
+    ``source`` says where they came from (a URL or ``import:<path>``). A model's earlier records
+    for the same files are replaced.
+    """
+    models_dir = Path(models_dir)
+    data = read_ledger(models_dir)
+    when = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    model_info = data["models"].setdefault(name, {"kind": kind})
+    model_info["kind"] = kind
+    for path, digest, size in files:
+        rel = Path(path).resolve().relative_to(models_dir.resolve()).as_posix()
+        if kind == LLM:
+            model_info["file"] = Path(path).name
+        data["files"][rel] = {
+            "model": name,
+            "sha256": digest,
+            "size": size,
+            "source": source,
+            "installed_at": when,
+        }
+    _write_ledger(models_dir, data)
+
+
+def verify_models(models_dir: Path) -> list[tuple[str, bool, str]]:
+    """Re-hash every recorded file: ``(model name, ok, message)`` per file, in ledger order."""
+    models_dir = Path(models_dir)
+    results = []
+    for rel, info in read_ledger(models_dir)["files"].items():
+        results.append((info["model"], *_verify_file(models_dir / rel, rel, info)))
+    return results
+
+
+def _verify_file(path: Path, rel: str, info: dict[str, Any]) -> tuple[bool, str]:
+    if not path.is_file():
+        return False, f"{rel}: missing"
+    size = path.stat().st_size
+    if info.get("size") is not None and size != info["size"]:
+        return False, f"{rel}: size {size} differs from recorded {info['size']}"
+    got = sha256_file(path)
+    if got != info["sha256"]:
+        return False, f"{rel}: sha256 mismatch: expected {info['sha256']} got {got}"
+    return True, f"{rel}: ok"
