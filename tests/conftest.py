@@ -86,5 +86,6 @@ def pytest_runtest_makereport(item, call):
         and item.get_closest_marker("real_model") is not None
     ):
         report.outcome = "failed"
-        report.longrepr = f"real-model test skipped in CI: {call.excinfo.value if call.excinfo else ''}"
+        reason = call.excinfo.value if call.excinfo else ""
+        report.longrepr = f"real-model test skipped in CI: {reason}"
     return report

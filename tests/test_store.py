@@ -229,8 +229,14 @@ def test_episode_filter_in_sql_equals_python_reference(tmp_path):
     expected = {i for i in ids if spans[i].overlaps(wide)}
     assert {r.id for r in rows} == expected
     for row in rows:
-        gap_days = spans[row.id].gap_seconds(raw) // DAY
-        assert row.tier == (0 if spans[row.id].overlaps(raw) else 1 + gap_days)
+        span = spans[row.id]
+        if raw.start <= span.start < raw.end:
+            expected_tier = 0  # said inside the range
+        elif span.overlaps(raw):
+            expected_tier = 1  # its session span reaches into the range
+        else:
+            expected_tier = 2 + span.gap_seconds(raw) // DAY
+        assert row.tier == expected_tier
     assert [(r.tier, r.fused_rank) for r in rows] == sorted((r.tier, r.fused_rank) for r in rows)
 
 

@@ -1344,14 +1344,31 @@ def has_temporal_cue(text: str) -> bool:
     return bool(_find(text))
 
 
+# Rules grounded relative to the reference time ("last Friday", "two weeks ago", "yesterday").
+RELATIVE_RULES = frozenset({
+    "today", "yesterday", "last_night", "day_before_yesterday", "tomorrow",
+    "day_after_tomorrow", "past_n_units", "past_unit", "earlier_this", "later_this",
+    "n_units_ago", "period_before_last", "weekday", "weekend", "month_of_rel_year",
+    "season_of_rel_year",
+})
+
+
+def is_relative(cue: TimeCue) -> bool:
+    return cue.rule in RELATIVE_RULES or cue.rule.endswith(("_last", "_this", "_next"))
+
+
 def question_range(cues: list[TimeCue]) -> TimeRange | None:
     """The range a question is about: the narrowest grounded cue (the first one on a tie).
 
     None when no cue is grounded (no cue, or only vague ones). The narrowest wins because a
     question naming both a wide and a narrow time ("in 2023, the week before 9 June") asks
-    about the narrow one.
+    about the narrow one. A cue anchored on a calendar date beats one relative to the
+    reference time: in "what did she finish last Friday on 23 January 2022", "last Friday" is
+    relative to 23 January, not to today, so the date is the better evidence of the episode.
     """
-    grounded = [cue.range for cue in cues if cue.range is not None]
-    if not grounded:
+    grounded = [cue for cue in cues if cue.range is not None]
+    anchored = [cue for cue in grounded if not is_relative(cue)]
+    candidates = anchored or grounded
+    if not candidates:
         return None
-    return min(grounded, key=lambda r: r.end - r.start)
+    return min((cue.range for cue in candidates), key=lambda r: r.end - r.start)

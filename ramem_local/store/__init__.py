@@ -1,6 +1,6 @@
 """The bank: one SQLite file (apsw + sqlite-vec + FTS5). All SQL of the project lives here."""
 
-from .bank import EmbedderFingerprint, Store, StoreError, StoredTurn, turn_key
+from .bank import EmbedderFingerprint, Store, StoredTurn, StoreError, turn_key
 from .retrieval_sql import RankedRow
 
 __all__ = ["EmbedderFingerprint", "RankedRow", "Store", "StoreError", "StoredTurn", "turn_key"]

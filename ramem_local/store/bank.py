@@ -647,6 +647,163 @@ class Store:
             "timezone": self.get_meta("timezone"),
         }
 
+    # ---------------------------------------------------- extraction (LLM tier)
+    def conversation_turns(self, conversation_id: int) -> list[Turn]:
+        """Every turn of a conversation in time order, with store ids.
+
+        ``external_id`` is None for turns that came without one (the store then keeps a hash
+        of speaker/time/text as their key, which means nothing to a model or a person).
+        """
+        rows = self.db.execute(
+            """
+            SELECT t.id, t.speaker, t.text, t.timestamp, s.ordinal, t.external_id, t.caption
+            FROM turns t JOIN sessions s ON s.id = t.session_id
+            WHERE t.conversation_id = ?
+            ORDER BY t.timestamp, t.id
+            """,
+            (conversation_id,),
+        )
+        turns = []
+        for r in rows:
+            turn = Turn(speaker=r[1], text=r[2], timestamp=r[3], session_ordinal=r[4],
+                        external_id=None, caption=r[6], id=r[0])
+            if r[5] != turn_key(turn):
+                turn.external_id = r[5]
+            turns.append(turn)
+        return turns
+
+    def turn_session_spans(self, conversation_id: int) -> dict[int, tuple[int, int]]:
+        """turn id -> the span ``(start, end)`` of the turn's session."""
+        rows = self.db.execute(
+            'SELECT t.id, s.start, s."end" FROM turns t JOIN sessions s ON s.id = t.session_id '
+            "WHERE t.conversation_id = ?",
+            (conversation_id,),
+        )
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def extraction_windows(
+        self,
+        conversation_id: int | None = None,
+        *,
+        prompt_version: str | None = None,
+        statuses: Sequence[str] | None = None,
+    ) -> list[dict]:
+        """Rows of ``extraction_windows`` as dicts, by conversation and first turn."""
+        wanted = list(statuses) if statuses is not None else None
+        rows = self.db.execute(
+            """
+            SELECT w.id, w.conversation_id, w.first_turn_id, w.last_turn_id, w.turn_count,
+                   w.status, w.attempts, w.error, w.model, w.prompt_version, w.updated_at
+            FROM extraction_windows w LEFT JOIN turns t ON t.id = w.first_turn_id
+            WHERE (?1 IS NULL OR w.conversation_id = ?1)
+              AND (?2 IS NULL OR w.prompt_version = ?2)
+              AND (?3 IS NULL OR w.status IN (SELECT value FROM json_each(?3)))
+            ORDER BY w.conversation_id, t.timestamp, w.first_turn_id, w.id
+            """,
+            (conversation_id, prompt_version, None if wanted is None else json.dumps(wanted)),
+        )
+        keys = ("id", "conversation_id", "first_turn_id", "last_turn_id", "turn_count",
+                "status", "attempts", "error", "model", "prompt_version", "updated_at")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    def add_extraction_windows(
+        self,
+        conversation_id: int,
+        windows: Sequence[tuple[int, int, int]],
+        prompt_version: str,
+    ) -> int:
+        """Record pending windows ``(first_turn_id, last_turn_id, turn_count)``; a window
+        already recorded (same turns, same prompt version) is left as it is. Returns how many
+        were added."""
+        added = 0
+        now = _now()
+        for first, last, count in windows:
+            row = self.db.execute(
+                """
+                INSERT INTO extraction_windows(conversation_id, first_turn_id, last_turn_id,
+                                               turn_count, prompt_version, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(conversation_id, first_turn_id, last_turn_id, prompt_version)
+                DO NOTHING
+                RETURNING id
+                """,
+                (conversation_id, first, last, count, prompt_version, now),
+            ).fetchone()
+            added += row is not None
+        return added
+
+    def extraction_window_status(self, window_id: int) -> str | None:
+        row = self.db.execute(
+            "SELECT status FROM extraction_windows WHERE id = ?", (window_id,)
+        ).fetchone()
+        return row[0] if row else None
+
+    def finish_extraction_window(
+        self, window_id: int, *, status: str, error: str | None, model: str | None
+    ) -> None:
+        """Record one attempt's outcome: status done or failed (with its error)."""
+        self.db.execute(
+            "UPDATE extraction_windows SET status = ?, error = ?, model = ?, "
+            "attempts = attempts + 1, updated_at = ? WHERE id = ?",
+            (status, error, model, _now(), window_id),
+        )
+
+    def memory_id_for_dedup_key(self, conversation_id: int, dedup_key: str) -> int | None:
+        row = self.db.execute(
+            "SELECT id FROM memories WHERE conversation_id = ? AND dedup_key = ?",
+            (conversation_id, dedup_key),
+        ).fetchone()
+        return row[0] if row else None
+
+    def set_memory_window(self, memory_id: int, window_id: int) -> None:
+        """Record the extraction window that produced a memory."""
+        self.db.execute("UPDATE memories SET window_id = ? WHERE id = ?", (window_id, memory_id))
+
+    def merge_memory_turns(self, memory_id: int, turn_ids: Sequence[int]) -> int:
+        """Add source turns to an existing memory (the same fact found again elsewhere).
+
+        The memory's session span is recomputed from all its turns (``[min start, max end]``
+        of their sessions), in the vector table too. Returns how many turns were new.
+        """
+        before = self.db.execute(
+            "SELECT count(*) FROM memory_turns WHERE memory_id = ?", (memory_id,)
+        ).fetchone()[0]
+        self.db.executemany(
+            "INSERT OR IGNORE INTO memory_turns(memory_id, turn_id) VALUES (?, ?)",
+            [(memory_id, t) for t in turn_ids],
+        )
+        after = self.db.execute(
+            "SELECT count(*) FROM memory_turns WHERE memory_id = ?", (memory_id,)
+        ).fetchone()[0]
+        if after == before:
+            return 0
+        changed = self.db.execute(
+            """
+            WITH span AS (
+                SELECT min(s.start) AS span_start, max(s."end") AS span_end
+                FROM memory_turns mt
+                JOIN turns t ON t.id = mt.turn_id
+                JOIN sessions s ON s.id = t.session_id
+                WHERE mt.memory_id = ?1
+            )
+            UPDATE memories SET session_start = span.span_start, session_end = span.span_end
+            FROM span
+            WHERE memories.id = ?1
+              AND (memories.session_start != span.span_start
+                   OR memories.session_end != span.span_end)
+            RETURNING session_start, session_end, event_start, event_end
+            """,
+            (memory_id,),
+        ).fetchone()
+        if changed and self.has_vectors():
+            s, e, es, ee = changed
+            self.db.execute(
+                "UPDATE memories_vec SET session_start = ?, session_end = ?, "
+                "event_start = ?, event_end = ? WHERE memory_id = ?",
+                (s, e, es if es is not None else s, ee if ee is not None else e, memory_id),
+            )
+        return after - before
+
 
 def turn_key(turn: Turn) -> str:
     """Identity of a turn within its conversation: its external id, else a content hash."""

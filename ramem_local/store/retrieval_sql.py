@@ -5,9 +5,11 @@ Every statement is assembled from named CTE fragments so that one statement does
 - ``dense``   : vec0 KNN (cosine) ranks, optionally restricted by vec0 metadata filters;
 - ``lexical`` : FTS5 BM25 ranks of a sanitised OR-query;
 - ``fused``   : RRF ``Σ 1 / (κ + rank)`` over both lists;
-- ``placed``  : each fused candidate's distance to the query's time range — overlap with the raw
-  range, gap in days, compatibility with the widened range — computed from the memory's session
-  span and (when grounded) its event range.
+- ``placed``  : each fused candidate's place relative to the query's time range, from the memory's
+  session span and (when grounded) its event range. Proximity tiers: 0 — said inside the raw
+  range (session start within it) or its event range overlaps it; 1 — only its session span
+  reaches into the raw range; 2 + d — d whole days of gap. Compatible = overlaps the widened
+  range.
 
 Ranges are half-open ``[start, end)`` Unix seconds. A memory without a grounded event range
 carries its session span in the vec0 event columns, so "session OR event overlaps" can be
@@ -72,9 +74,11 @@ ordered AS (
 ),
 placed AS (
     SELECT ordered.*,
-           m.session_start < :raw_end AND m.session_end > :raw_start
+           m.session_start >= :raw_start AND m.session_start < :raw_end
              OR coalesce(m.event_start < :raw_end AND m.event_end > :raw_start, 0)
-             AS overlaps_raw,
+             AS inside_raw,
+           m.session_start < :raw_end AND m.session_end > :raw_start
+             AS span_overlaps_raw,
            m.session_start < :wide_end AND m.session_end > :wide_start
              OR coalesce(m.event_start < :wide_end AND m.event_end > :wide_start, 0)
              AS compatible,
@@ -85,7 +89,9 @@ placed AS (
     FROM ordered JOIN memories AS m ON m.id = ordered.id
 )
 SELECT id, rrf, dense_rank, bm25_rank, fused_rank, compatible,
-       CASE WHEN overlaps_raw THEN 0 ELSE 1 + gap_seconds / 86400 END AS tier,
+       CASE WHEN inside_raw THEN 0
+            WHEN span_overlaps_raw THEN 1
+            ELSE 2 + gap_seconds / 86400 END AS tier,
        gap_seconds / 86400.0 AS gap_days
 FROM placed
 {where}

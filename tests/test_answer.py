@@ -1,0 +1,278 @@
+"""Answer generation: evidence with its episode, cited answers, and every way to abstain."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from fakes import ScriptedLLM
+
+from ramem_local.answer import (
+    NOT_IN_MEMORY,
+    SYSTEM_PROMPT,
+    answer_schema,
+    format_evidence,
+    generate_answer,
+    is_abstention,
+    memory_block,
+)
+from ramem_local.runtime.llm import LLMResult, unbounded, validate
+from ramem_local.types import DAY, Candidate, MemoryRecord, RecallFrame, Trace
+
+UTC = timezone.utc
+
+
+def ts(year: int, month: int, day: int) -> int:
+    return int(datetime(year, month, day, tzinfo=UTC).timestamp())
+
+
+def memory(memory_id: int, content: str, **fields) -> MemoryRecord:
+    fields.setdefault("session_start", ts(2023, 5, 8))
+    fields.setdefault("session_end", ts(2023, 5, 8) + DAY)
+    return MemoryRecord(
+        content=content, kind="extracted", conversation="chat", id=memory_id, **fields
+    )
+
+
+def candidate(mem: MemoryRecord, rank: int = 1) -> Candidate:
+    return Candidate(memory=mem, score=1 / (60 + rank), list_name="content", fused_rank=rank)
+
+
+RICH = memory(
+    7,
+    "Caroline went to an LGBTQ support group.",
+    session_start=ts(2023, 5, 8),
+    session_end=ts(2023, 5, 25),
+    event_start=ts(2023, 5, 7),
+    event_end=ts(2023, 5, 8),
+    location="Boston",
+    persons=["Caroline"],
+    entities=["LGBTQ support group"],
+    topic="community",
+)
+PLAIN = memory(9, "Melanie: I painted a sunset.")
+OTHER = memory(12, "Melanie has two kids.")
+CANDIDATES = [candidate(RICH, 1), candidate(PLAIN, 2), candidate(OTHER, 3)]
+FRAME = RecallFrame(question="q", need="q", reference_time=ts(2023, 5, 25))
+
+
+def ask(llm: ScriptedLLM, candidates=CANDIDATES, **kwargs):
+    return generate_answer(llm, "Where did Caroline go?", FRAME, list(candidates), UTC, **kwargs)
+
+
+# --------------------------------------------------------------------------- evidence
+
+
+def test_memory_block_shows_content_and_every_episode_field():
+    assert memory_block(RICH, UTC).splitlines() == [
+        "[M7] Caroline went to an LGBTQ support group.",
+        "  session: 2023-05-08 → 2023-05-24",
+        "  event: 2023-05-07",
+        "  location: Boston",
+        "  persons: Caroline",
+        "  entities: LGBTQ support group",
+        "  topic: community",
+    ]
+
+
+def test_memory_block_omits_empty_fields():
+    assert memory_block(PLAIN, UTC).splitlines() == [
+        "[M9] Melanie: I painted a sunset.",
+        "  session: 2023-05-08",
+    ]
+
+
+def test_point_event_is_shown_as_its_day():
+    point = memory(3, "x", event_start=ts(2023, 5, 7) + 3600, event_end=ts(2023, 5, 7) + 3600)
+    assert "  event: 2023-05-07" in memory_block(point, UTC).splitlines()
+
+
+def test_evidence_keeps_rank_order_and_reports_the_ids_shown():
+    text, shown = format_evidence(CANDIDATES, UTC)
+
+    assert shown == [7, 9, 12]
+    assert text.index("[M7]") < text.index("[M9]") < text.index("[M12]")
+
+
+def test_evidence_respects_the_budget_and_stops_at_the_first_block_that_does_not_fit():
+    small = memory(20, "short")
+    big = memory(21, "long " * 100)
+    blocks = [candidate(PLAIN, 1), candidate(big, 2), candidate(small, 3)]
+    budget = len(memory_block(PLAIN, UTC)) + 50
+
+    text, shown = format_evidence(blocks, UTC, char_budget=budget)
+
+    assert shown == [9]  # the small third block would fit, but rank order stays honest
+    assert len(text) <= budget
+
+
+def test_evidence_always_shows_the_first_block_cut_to_the_budget():
+    text, shown = format_evidence(CANDIDATES, UTC, char_budget=20)
+
+    assert shown == [7]
+    assert len(text) == 20 and text.startswith("[M7]") and text.endswith("…")
+
+
+def test_evidence_skips_memories_without_an_id_and_duplicates():
+    unsaved = memory(1, "not stored")
+    unsaved.id = None
+    text, shown = format_evidence([candidate(unsaved), *CANDIDATES, CANDIDATES[0]], UTC)
+    assert shown == [7, 9, 12] and "not stored" not in text
+
+
+# --------------------------------------------------------------------------- schema
+
+
+def test_schema_is_bounded_and_citations_are_the_shown_ids():
+    schema = answer_schema([7, 9, 12])
+
+    assert unbounded(schema) == []
+    assert list(schema["properties"]) == ["reasoning", "answer", "citations"]
+    assert schema["properties"]["citations"]["items"]["enum"] == [7, 9, 12]
+    assert schema["properties"]["citations"]["maxItems"] == 5
+    assert validate({"reasoning": "r", "answer": "a", "citations": [13]}, schema) != []
+
+
+def test_schema_needs_shown_ids():
+    with pytest.raises(ValueError):
+        answer_schema([])
+
+
+# --------------------------------------------------------------------------- answering
+
+
+def test_cited_answer_is_returned_with_its_evidence_and_call_record():
+    llm = ScriptedLLM(
+        [{"reasoning": "M7 says so.", "answer": "an LGBTQ support group", "citations": [7]}]
+    )
+
+    answer = ask(llm)
+
+    assert (answer.answer, answer.abstained, answer.citations) == (
+        "an LGBTQ support group",
+        False,
+        [7],
+    )
+    assert answer.reasoning == "M7 says so."
+    assert [c.memory.id for c in answer.evidence] == [7, 9, 12]
+    assert answer.trace.shown_memory_ids == [7, 9, 12]
+    [call] = answer.trace.llm_calls
+    assert call["stage"] == "answer" and call["error"] is None
+    assert call["tokens_in"] > 0 and call["tokens_out"] > 0 and "ms" in call
+    assert llm.calls[0]["schema"]["properties"]["citations"]["items"]["enum"] == [7, 9, 12]
+    assert llm.calls[0]["max_tokens"] == 512
+
+
+def test_prompt_shows_rules_memories_and_the_reference_date():
+    llm = ScriptedLLM([{"reasoning": "", "answer": "x", "citations": [7]}])
+
+    ask(llm)
+
+    system, user = llm.calls[0]["messages"]
+    assert system == {"role": "system", "content": SYSTEM_PROMPT}
+    assert NOT_IN_MEMORY in system["content"]
+    assert "[M7] Caroline went" in user["content"] and "event: 2023-05-07" in user["content"]
+    assert "asked on 2023-05-25 (Thursday)" in user["content"]
+    assert user["content"].rstrip().endswith("Where did Caroline go?")
+
+
+def test_reference_text_overrides_the_shown_question_date():
+    llm = ScriptedLLM([{"reasoning": "", "answer": "x", "citations": [7]}])
+    ask(llm, reference_text="25 May 2023, 13:56")
+    assert "asked on 25 May 2023, 13:56" in llm.calls[0]["messages"][1]["content"]
+
+
+def test_no_candidates_abstains_without_calling_the_model():
+    llm = ScriptedLLM([])
+
+    answer = ask(llm, candidates=[])
+
+    assert answer.abstained and answer.answer == NOT_IN_MEMORY
+    assert "no memories" in answer.reasoning
+    assert llm.calls == [] and answer.trace.llm_calls == []
+
+
+@pytest.mark.parametrize("said", ["not in memory", "  Not in memory. ", '"NOT IN MEMORY"'])
+def test_model_saying_not_in_memory_is_an_abstention(said):
+    llm = ScriptedLLM([{"reasoning": "Nothing about it.", "answer": said, "citations": [9]}])
+
+    answer = ask(llm)
+
+    assert answer.abstained and answer.answer == NOT_IN_MEMORY and answer.citations == []
+    assert answer.reasoning == "Nothing about it."
+
+
+def test_uncited_answer_is_withheld():
+    llm = ScriptedLLM([{"reasoning": "I think so.", "answer": "Paris", "citations": []}])
+
+    answer = ask(llm)
+
+    assert answer.abstained and answer.answer == NOT_IN_MEMORY
+    assert "'Paris' cited no memory" in answer.reasoning
+    assert any("Paris" in note for note in answer.trace.notes)
+
+
+def test_model_failure_abstains_and_records_the_error():
+    llm = ScriptedLLM([LLMResult(None, "truncated", "length", '{"reasoning": "cu', 900, 512, 3.0)])
+
+    answer = ask(llm)
+
+    assert answer.abstained and answer.answer == NOT_IN_MEMORY
+    assert "model failed" in answer.reasoning and "truncated" in answer.reasoning
+    assert answer.trace.llm_calls == [
+        {"stage": "answer", "tokens_in": 900, "tokens_out": 512, "ms": 3.0, "error": "truncated"}
+    ]
+
+
+def test_citations_are_filtered_to_shown_ids_even_without_a_grammar():
+    def unconstrained(messages, schema, max_tokens):
+        data = {"reasoning": "r", "answer": "a sunset", "citations": [9, 99, 9, True, 12.0]}
+        return LLMResult(data, None, "stop", "{}", 50, 10, 1.0)
+
+    answer = ask(ScriptedLLM([unconstrained]))
+
+    assert answer.citations == [9, 12] and not answer.abstained
+
+
+def test_only_hallucinated_citations_is_an_abstention():
+    def unconstrained(messages, schema, max_tokens):
+        return LLMResult(
+            {"reasoning": "r", "answer": "x", "citations": [99]}, None, "stop", "{}", 50, 10, 1.0
+        )
+
+    assert ask(ScriptedLLM([unconstrained])).abstained
+
+
+def test_evidence_budget_limits_what_the_model_may_cite():
+    llm = ScriptedLLM([{"reasoning": "", "answer": "x", "citations": [7]}])
+    budget = len(memory_block(RICH, UTC)) + 5
+
+    answer = ask(llm, char_budget=budget)
+
+    assert llm.calls[0]["schema"]["properties"]["citations"]["items"]["enum"] == [7]
+    assert [c.memory.id for c in answer.evidence] == [7]
+
+
+def test_a_given_trace_is_extended_in_place():
+    trace = Trace(frame=FRAME, notes=["retrieval note"], timings_ms={"sql": 1.0})
+    llm = ScriptedLLM([{"reasoning": "", "answer": "x", "citations": [7]}])
+
+    answer = ask(llm, trace=trace)
+
+    assert answer.trace is trace
+    assert trace.notes == ["retrieval note"] and set(trace.timings_ms) == {"sql", "answer"}
+    assert len(trace.llm_calls) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("not in memory", True),
+        ("Not in memory.", True),
+        ("not in memory, but maybe", False),
+        ("", False),
+        ("unknown", False),
+    ],
+)
+def test_is_abstention(text, expected):
+    assert is_abstention(text) is expected
