@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from .answer import generate_answer
 from .ingest.formats import read_conversations
+from .ingest.llm_pipeline import ExtractionReport, run_extraction
 from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations
 from .protocols import Embedder
+from .recall.analyzer import analyze_question
 from .recall.frame import DEFAULT_BUFFER_DAYS, build_frame
 from .recall.when import parse_when
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
+from .runtime.llm import LLM
 from .runtime.registry import resolve_models_dir
 from .store import EmbedderFingerprint, Store, StoreError
-from .types import DAY, MemoryRecord, ParsedConversation, RecallFrame, SearchResponse, Session, Turn
+from .types import (
+    DAY,
+    Answer,
+    MemoryRecord,
+    ParsedConversation,
+    RecallFrame,
+    SearchResponse,
+    Session,
+    Turn,
+)
 
 JOURNAL = "journal"
 When = str | int | float | datetime
@@ -25,9 +39,10 @@ class Memory:
     """One memory bank: ``with Memory.open("bank.db", embedder="path/to/model") as m: ...``."""
 
     def __init__(self, store: Store, *, embedder: Embedder | None, tz: ZoneInfo,
-                 notes: list[str] | None = None):
+                 llm: LLM | None = None, notes: list[str] | None = None):
         self.store = store
         self.embedder = embedder
+        self.llm = llm
         self.tz = tz
         self.notes = notes or []
 
@@ -38,7 +53,7 @@ class Memory:
         path: str | Path,
         *,
         embedder: str | Path | Embedder | None = None,
-        llm: object | None = None,
+        llm: str | Path | LLM | None = None,
         models_dir: str | Path | None = None,
         timezone_name: str | None = None,
         create: bool = True,
@@ -47,10 +62,10 @@ class Memory:
 
         ``embedder`` is a registry name, a model folder, or an embedder object. Without one,
         the embedder recorded in the bank is reloaded when its files are still there; else
-        retrieval is BM25 alone (``Memory.notes`` says so).
+        retrieval is BM25 alone (``Memory.notes`` says so). ``llm`` is a registry name, a GGUF
+        path, or an object with the ``LLM`` protocol; with it, ingest extracts memories and
+        ``ask`` answers.
         """
-        if llm is not None:
-            raise NotImplementedError("the LLM tier is not available in this version")
         store = Store.open(path, create=create)
         try:
             tz = _bank_timezone(store, timezone_name)
@@ -60,10 +75,11 @@ class Memory:
                 store.bind_embedder(_fingerprint(loaded))
                 if embedder is not None:
                     store.set_meta("embedder_source", _source_of(embedder, loaded))
+            language_model = _load_llm(llm, models_dir)
         except BaseException:
             store.close()
             raise
-        return cls(store, embedder=loaded, tz=tz, notes=notes)
+        return cls(store, embedder=loaded, tz=tz, llm=language_model, notes=notes)
 
     def close(self) -> None:
         self.store.close()
@@ -109,13 +125,40 @@ class Memory:
         progress: Callable[[int], None] | None = None,
         on_parsed: Callable[[list[ParsedConversation]], None] | None = None,
     ) -> IngestReport:
-        """Ingest a LoCoMo JSON or JSONL file of turns; re-running adds nothing new."""
+        """Store every turn of a LoCoMo JSON or JSONL file (one memory per turn).
+
+        Re-running adds nothing new; an interrupted run resumes. With an LLM, follow with
+        :meth:`extract` for the extracted memories.
+        """
         conversations = read_conversations(Path(path), format, tz=self.tz)
         if on_parsed is not None:
             on_parsed(conversations)
         return ingest_conversations(
             self.store, conversations, embedder=self.embedder, tz=self.tz,
             source=str(path), event_times=event_times, progress=progress,
+        )
+
+    def extract(
+        self,
+        *,
+        retry_failed: bool = False,
+        conversation: str | None = None,
+        window_size: int = 40,
+        overlap: int = 2,
+        max_tokens: int = 1536,
+        progress: Callable[..., None] | None = None,
+    ) -> ExtractionReport:
+        """LLM extraction over every stored turn, window by window (done windows are skipped).
+
+        A window the model cannot answer is marked failed with its error and can be retried
+        (``retry_failed``); its turns stay retrievable as turn memories.
+        """
+        if self.llm is None:
+            raise ValueError("extraction needs an LLM (--llm NAME|FILE)")
+        return run_extraction(
+            self.store, self.llm, self.embedder, tz=self.tz,
+            conversation_id=self._conversation_id(conversation), retry_failed=retry_failed,
+            window_size=window_size, overlap=overlap, max_tokens=max_tokens, progress=progress,
         )
 
     def forget(self, memory_id: int) -> bool:
@@ -160,10 +203,50 @@ class Memory:
         frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
                            conversation=conversation)
         settings = settings or RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode)
+        return retrieve(self.store, self.embedder, frame, settings,
+                        conversation_id=self._conversation_id(conversation))
+
+    def ask(
+        self,
+        question: str,
+        *,
+        k: int = 10,
+        as_of: When | None = None,
+        mode: str = "ramem",
+        buffer_days: float = DEFAULT_BUFFER_DAYS,
+        conversation: str | None = None,
+        char_budget: int = 6000,
+    ) -> Answer:
+        """Answer from memory, citing the memories used, or say "not in memory".
+
+        Without an LLM the answer is empty and ``Answer.evidence`` holds the top memories.
+        """
+        frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
+                           conversation=conversation)
+        analysis_call = None
+        if self.llm is not None:
+            started = time.perf_counter()
+            conversation_id = self._conversation_id(conversation)
+            outcome = analyze_question(
+                self.llm, frame, tz=self.tz,
+                participants=self.store.participants(conversation_id),
+                timeline=self.store.timeline(conversation_id),
+            )
+            frame, analysis_call = outcome.frame, outcome.call
+            analysis_ms = round((time.perf_counter() - started) * 1000, 2)
+        settings = RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode)
         response = retrieve(self.store, self.embedder, frame, settings,
                             conversation_id=self._conversation_id(conversation))
-        response.trace.notes.extend(self.notes)
-        return response
+        trace = response.trace
+        if self.llm is None:
+            trace.notes.append("no LLM configured: showing the evidence instead of an answer")
+            return Answer(question=question, answer="", abstained=False,
+                          reasoning="no LLM configured", citations=[],
+                          evidence=response.results, trace=trace)
+        trace.llm_calls.insert(0, analysis_call)
+        trace.timings_ms["analyze"] = analysis_ms
+        return generate_answer(self.llm, question, frame, response.results, self.tz,
+                               char_budget=char_budget, trace=trace)
 
     def reference_time(self, as_of: When | None, conversation_id: int | None = None) -> int:
         """``as_of``, else the bank's latest session start; a journal's reference is now."""
@@ -237,6 +320,16 @@ def _source_of(requested: object, loaded: Embedder) -> str:
         as_path = Path(requested).expanduser()
         return str(as_path.resolve()) if as_path.exists() else str(requested)
     return loaded.name
+
+
+def _load_llm(requested: str | Path | LLM | None, models_dir: str | Path | None) -> LLM | None:
+    if requested is None:
+        return None
+    if not isinstance(requested, str | Path):
+        return requested
+    from .runtime.loading import open_llm
+
+    return open_llm(str(requested), resolve_models_dir(models_dir, None))
 
 
 def _load_embedder(store: Store, requested: str | Path | Embedder | None,

@@ -13,7 +13,14 @@ import click
 from .api import Memory
 from .config import ConfigError, Settings, load_settings
 from .ingest.formats import FormatError
-from .render import candidate_dict, candidate_lines, memory_dict, span_text, trace_dict
+from .render import (
+    answer_dict,
+    candidate_dict,
+    candidate_lines,
+    memory_dict,
+    span_text,
+    trace_dict,
+)
 from .store import StoreError
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
@@ -57,17 +64,20 @@ class Context:
         self.settings = settings
         self._memory: Memory | None = None
 
-    def memory(self, *, create: bool = True) -> Memory:
+    def memory(self, *, create: bool = True, announce: bool = False) -> Memory:
+        """Open the bank once; ``announce`` prints its notes (e.g. BM25 only) to stderr."""
         if self._memory is None:
             self._memory = Memory.open(
                 self.settings.bank_path(),
                 embedder=self.settings.embedder,
+                llm=self.settings.llm,
                 models_dir=self.settings.models_dir,
                 timezone_name=self.settings.timezone,
                 create=create,
             )
-            for note in self._memory.notes:
-                click.echo(f"note: {note}", err=True)
+            if announce:
+                for note in self._memory.notes:
+                    click.echo(f"note: {note}", err=True)
         return self._memory
 
     def close(self) -> None:
@@ -93,13 +103,15 @@ def json_option(func: Callable) -> Callable:
 @click.option("--bank", help="Named bank in the user data folder (default: 'default').")
 @click.option("--embedder", metavar="NAME|DIR",
               help="Embedding model: a registry name or a folder with model.onnx + tokenizer.json.")
+@click.option("--llm", metavar="NAME|FILE",
+              help="Local LLM (registry name or .gguf file): extraction at ingest, answers in ask.")
 @click.option("--models-dir", type=click.Path(file_okay=False), help="Where models are stored.")
 @click.option("--timezone", "timezone_name", metavar="TZ",
               help="IANA timezone for a new bank (naive times are read in it). Default UTC.")
 @click.version_option(package_name="ramem-local")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | None,
-        models_dir: str | None, timezone_name: str | None) -> None:
+        llm: str | None, models_dir: str | None, timezone_name: str | None) -> None:
     """ramem: an offline long-term memory that knows which episode a memory belongs to.
 
     \b
@@ -107,16 +119,18 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
       ramem --db my.db --embedder DIR ingest chat.json   # remember a conversation
       ramem --db my.db add "Ran 10k in the park" --at 2024-05-04
       ramem --db my.db search "What did I do last weekend?"
+      ramem --db my.db --llm qwen3-4b-instruct-2507-q4_k_m ask "Where did I run?"
       ramem --db my.db stats
 
     Options can also come from a JSON config file (RAMEM_CONFIG, or the user config folder) and
-    the environment (RAMEM_DB, RAMEM_BANK, RAMEM_EMBEDDER, RAMEM_MODELS_DIR, RAMEM_TIMEZONE).
+    the environment (RAMEM_DB, RAMEM_BANK, RAMEM_EMBEDDER, RAMEM_LLM, RAMEM_MODELS_DIR,
+    RAMEM_TIMEZONE).
     The bank remembers its embedder: pass --embedder once, at the first ingest.
     """
     if db and bank:
         raise click.UsageError("give --db or --bank, not both")
-    settings = load_settings(db=db, bank=bank, embedder=embedder, models_dir=models_dir,
-                             timezone=timezone_name)
+    settings = load_settings(db=db, bank=bank, embedder=embedder, llm=llm,
+                             models_dir=models_dir, timezone=timezone_name)
     ctx.obj = Context(settings)
     ctx.call_on_close(ctx.obj.close)
 
@@ -147,17 +161,63 @@ def add(context: Context, text: str, at: str | None, speaker: str, conversation:
 
 
 @cli.command()
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("file", required=False,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["auto", "locomo", "jsonl"]), default="auto",
               show_default=True,
               help="locomo: LoCoMo JSON; jsonl: one {speaker, text, timestamp, session?} per line.")
 @click.option("--no-event-times", is_flag=True,
               help="Do not ground time expressions inside turns ('last Saturday').")
+@click.option("--retry-failed", is_flag=True,
+              help="With --llm: retry extraction windows that failed before (FILE optional).")
+@click.option("--window", default=40, show_default=True, type=click.IntRange(2, 400),
+              help="With --llm: turns per extraction window.")
+@click.option("--overlap", default=2, show_default=True, type=click.IntRange(0, 50),
+              help="With --llm: turns shared by consecutive windows.")
+@click.option("--max-tokens", default=1536, show_default=True, type=click.IntRange(8, 8192),
+              help="With --llm: output budget of one extraction call.")
 @json_option
 @pass_context
-def ingest(context: Context, file: Path, fmt: str, no_event_times: bool, as_json: bool) -> None:
-    """Remember every turn of FILE. Re-running adds nothing; an interrupted run resumes."""
+def ingest(context: Context, file: Path | None, fmt: str, no_event_times: bool,
+           retry_failed: bool, window: int, overlap: int, max_tokens: int,
+           as_json: bool) -> None:
+    """Remember every turn of FILE; with --llm also extract memories window by window.
+
+    Re-running adds nothing new and an interrupted run resumes. Turns are always stored
+    verbatim and searchable; an extraction window the model fails on is marked failed (see
+    `ramem stats`) and retried with --retry-failed.
+    """
+    if file is None and not retry_failed:
+        raise click.UsageError("give a FILE to ingest (or --retry-failed with --llm)")
     memory = context.memory()
+    summary: dict[str, Any] = {}
+    if file is not None:
+        report = _ingest_with_progress(memory, file, fmt, not no_event_times)
+        summary.update({
+            "conversations": report.conversations, "turns_seen": report.turns_seen,
+            "turns_new": report.turns_new, "memories_new": report.memories_new,
+            "vectors_new": report.vectors_new, "seconds": round(report.seconds, 2),
+            "turns_per_second": round(report.turns_per_second, 1),
+        })
+        if not as_json:
+            click.echo(
+                f"{report.conversations} conversation(s): {report.turns_new} new turn(s) of "
+                f"{report.turns_seen}, {report.memories_new} new memories, "
+                f"{report.vectors_new} vectors in {report.seconds:.1f}s"
+            )
+    if memory.llm is not None:
+        extraction = memory.extract(retry_failed=retry_failed, window_size=window,
+                                    overlap=overlap, max_tokens=max_tokens)
+        summary["extraction"] = extraction_summary(extraction)
+        if not as_json:
+            _echo_extraction(extraction)
+    elif retry_failed:
+        raise click.UsageError("--retry-failed needs --llm")
+    if as_json:
+        _echo_json(summary)
+
+
+def _ingest_with_progress(memory: Memory, file: Path, fmt: str, event_times: bool) -> Any:
     bar: Any = None
 
     def on_parsed(conversations: list) -> None:
@@ -167,28 +227,35 @@ def ingest(context: Context, file: Path, fmt: str, no_event_times: bool, as_json
         bar.__enter__()
 
     try:
-        report = memory.ingest(file, format=fmt, event_times=not no_event_times,
-                               progress=lambda n: bar.update(n), on_parsed=on_parsed)
+        return memory.ingest(file, format=fmt, event_times=event_times,
+                             progress=lambda n: bar.update(n), on_parsed=on_parsed)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-    summary = {
-        "conversations": report.conversations,
-        "turns_seen": report.turns_seen,
-        "turns_new": report.turns_new,
-        "memories_new": report.memories_new,
-        "vectors_new": report.vectors_new,
-        "seconds": round(report.seconds, 2),
-        "turns_per_second": round(report.turns_per_second, 1),
+
+
+def extraction_summary(report: Any) -> dict:
+    return {
+        "windows_total": report.windows_total, "done": report.done, "failed": report.failed,
+        "skipped_done": report.skipped_done, "memories_new": report.memories_new,
+        "llm_calls": report.llm_calls, "tokens_in": report.tokens_in,
+        "tokens_out": report.tokens_out, "seconds": round(report.seconds, 2),
+        "failures": [{"window": w, "error": e} for w, e in report.failures],
     }
-    if as_json:
-        _echo_json(summary)
-        return
+
+
+def _echo_extraction(report: Any) -> None:
     click.echo(
-        f"{report.conversations} conversation(s): {report.turns_new} new turn(s) of "
-        f"{report.turns_seen}, {report.memories_new} new memories, {report.vectors_new} vectors "
+        f"extraction: {report.done} window(s) done, {report.failed} failed, "
+        f"{report.skipped_done} already done; {report.memories_new} new memories; "
+        f"{report.llm_calls} LLM calls, {report.tokens_in} tokens in / {report.tokens_out} out "
         f"in {report.seconds:.1f}s"
     )
+    for window_id, error in report.failures[:10]:
+        click.echo(f"  window {window_id} failed: {error}", err=True)
+    if report.failed:
+        click.echo("  failed windows keep their turns searchable; retry with --retry-failed",
+                   err=True)
 
 
 @cli.command()
@@ -208,7 +275,7 @@ def ingest(context: Context, file: Path, fmt: str, no_event_times: bool, as_json
 def search(context: Context, question: str, k: int, as_of: str | None, mode: str,
            buffer_days: float, conversation: str | None, as_json: bool) -> None:
     """Find the memories that answer QUESTION, with their episode."""
-    memory = context.memory(create=False)
+    memory = context.memory(create=False, announce=True)
     response = memory.search(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                              conversation=conversation)
     tz = memory.tz
@@ -228,6 +295,51 @@ def search(context: Context, question: str, k: int, as_of: str | None, mode: str
     for rank, candidate in enumerate(response.results, 1):
         for line in candidate_lines(candidate, rank, tz):
             click.echo(line)
+
+
+@cli.command()
+@click.argument("question")
+@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
+              help="How many memories the answerer may see.")
+@click.option("--as-of", metavar="WHEN",
+              help="Reference time for 'last week' etc. Default: the bank's latest session.")
+@click.option("--mode", type=click.Choice(["ramem", "baseline"]), default="ramem",
+              show_default=True)
+@click.option("--buffer-days", default=5.0, show_default=True, type=click.FloatRange(0, 365))
+@click.option("--conversation", help="Ask about one conversation only.")
+@json_option
+@pass_context
+def ask(context: Context, question: str, k: int, as_of: str | None, mode: str,
+        buffer_days: float, conversation: str | None, as_json: bool) -> None:
+    """Answer QUESTION from memory, citing the memories used (needs --llm).
+
+    Without --llm, prints the best evidence with its episode instead of an answer.
+    """
+    memory = context.memory(create=False, announce=True)
+    answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
+                        conversation=conversation)
+    tz = memory.tz
+    if as_json:
+        _echo_json(answer_dict(answer, tz))
+        return
+    if memory.llm is None:
+        click.echo("note: no --llm: showing the evidence instead of an answer", err=True)
+        for rank, candidate in enumerate(answer.evidence[:5], 1):
+            for line in candidate_lines(candidate, rank, tz):
+                click.echo(line)
+        return
+    click.echo(answer.answer if not answer.abstained else "not in memory")
+    cited = {c.memory.id: c for c in answer.evidence}
+    for memory_id in answer.citations:
+        candidate = cited.get(memory_id)
+        if candidate is None:
+            continue
+        record = candidate.memory
+        click.echo(f"  [{record.id}] {record.content}")
+        click.echo(f"      session {span_text(record.session_start, record.session_end, tz)}"
+                   f" · turns {', '.join(record.source_turns)}")
+    if answer.abstained and answer.reasoning:
+        click.echo(f"  ({answer.reasoning})", err=True)
 
 
 @cli.command(name="list")
@@ -365,6 +477,65 @@ def models_path(context: Context, name: str | None) -> None:
     click.echo(str(model_path(registry[name], directory)))
 
 
+
+@models.command(name="pull")
+@click.argument("name")
+@click.pass_obj
+def models_pull(context: Context, name: str) -> None:
+    """Download model NAME from its hub, resuming a partial file; verified by SHA-256.
+
+    This is the only command that uses the network.
+    """
+    from .runtime.download import pull
+    from .runtime.registry import ModelError, load_registry, resolve_models_dir
+
+    registry = load_registry()
+    if name not in registry:
+        raise ModelError(f"unknown model {name!r}; known: {', '.join(registry)}")
+    directory = resolve_models_dir(context.settings.models_dir, None)
+    shown: dict[str, int] = {}
+
+    def progress(file: str, done: int, total: int | None) -> None:
+        step = done >> 26  # a line every 64 MiB
+        if shown.get(file) != step:
+            shown[file] = step
+            size = f"/{total >> 20} MiB" if total else " MiB"
+            click.echo(f"  {file}: {done >> 20}{size}", err=True)
+
+    path = pull(registry[name], directory, progress=progress)
+    click.echo(f"installed {name}: {path}")
+
+
+@models.command(name="import")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--as", "as_name", metavar="NAME", help="Register under this name.")
+@click.pass_obj
+def models_import(context: Context, path: Path, as_name: str | None) -> None:
+    """Register a model file or folder copied by hand (air-gapped machines)."""
+    from .runtime.download import import_model
+    from .runtime.registry import resolve_models_dir
+
+    directory = resolve_models_dir(context.settings.models_dir, None)
+    name, target = import_model(path, directory, as_name)
+    click.echo(f"imported {name}: {target}")
+
+
+@models.command(name="verify")
+@click.pass_obj
+def models_verify(context: Context) -> None:
+    """Re-hash every installed model file against the recorded SHA-256."""
+    from .runtime.registry import resolve_models_dir, verify_models
+
+    rows = verify_models(resolve_models_dir(context.settings.models_dir, None))
+    if not rows:
+        click.echo("no installed models recorded")
+    bad = 0
+    for name, ok, message in rows:
+        bad += not ok
+        click.echo(f"{'ok ' if ok else 'BAD'} {name}: {message}")
+    if bad:
+        raise ValueError(f"{bad} model file(s) failed verification")
+
 def main() -> None:
     cli(prog_name="ramem")
 
@@ -394,17 +565,29 @@ def eval_group() -> None:
               help="Write one JSON line per question and mode.")
 @click.option("--bank-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep the per-sample banks here; a later run reuses them (no re-ingest).")
+@click.option("--limit", type=click.IntRange(1), metavar="N",
+              help="Only the first N scorable questions of each sample.")
 @json_option
 @pass_context
 def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | None,
                 buffer_days: float, context_strategy: str, depth: int, no_event_times: bool,
-                out: Path | None, bank_dir: Path | None, as_json: bool) -> None:
+                out: Path | None, bank_dir: Path | None, limit: int | None,
+                as_json: bool) -> None:
     """Retrieval evaluation on a LoCoMo FILE: one isolated bank per sample, every question.
 
     Prints R@5, R@10, R@25, all-evidence R@10, MRR@25 and D@1 per category, overall (categories
-    1-4), on the temporal-triggered subset and for category 5, modes side by side.
+    1-4), on the temporal-triggered subset and for category 5, modes side by side. With --llm,
+    the LLM also answers from the top K memories: token F1, BLEU-1 and set F1 against the
+    reference answers (SQuAD normalisation: lower case, no punctuation or articles), and the
+    abstention rate (for category 5, abstaining is right).
     """
-    from .eval.retrieval import RetrievalEvalConfig, format_table, run_retrieval_eval, write_jsonl
+    from .eval.retrieval import (
+        ANSWER_METRICS,
+        RetrievalEvalConfig,
+        format_table,
+        run_retrieval_eval,
+        write_jsonl,
+    )
     from .runtime.loading import open_embedder
     from .runtime.registry import resolve_models_dir
 
@@ -414,7 +597,13 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
         embedder = open_embedder(settings.embedder, resolve_models_dir(settings.models_dir, None))
     else:
         click.echo("note: no --embedder: retrieval is BM25 only", err=True)
+    llm = None
+    if settings.llm:
+        from .runtime.loading import open_llm
+
+        llm = open_llm(settings.llm, resolve_models_dir(settings.models_dir, None))
     config = RetrievalEvalConfig(
+        limit=limit,
         modes=("ramem", "baseline") if mode == "both" else (mode,),
         k=k,
         buffer_days=buffer_days,
@@ -423,7 +612,7 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
         depth=depth,
         event_times=not no_event_times,
     )
-    result = run_retrieval_eval(file, embedder, config, bank_dir=bank_dir,
+    result = run_retrieval_eval(file, embedder, config, bank_dir=bank_dir, llm=llm,
                                 progress=lambda msg: click.echo(msg, err=True))
     if out is not None:
         write_jsonl(result, out)
@@ -432,9 +621,13 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
                     "summary": result.summary(), "unscorable": result.unscorable,
                     "evidence_repairs": result.repairs, "seconds": round(result.seconds, 1)})
         return
-    click.echo(f"LoCoMo retrieval · {file.name} · embedder {result.embedder} · no LLM · "
-               f"K={k} · buffer ±{buffer_days:g} d · context {context_strategy} · "
-               f"event times {'on' if config.event_times else 'off'}")
+    subset = f"first {limit} scorable questions per sample" if limit else "all questions"
+    click.echo(f"LoCoMo retrieval · {file.name} · {subset} · embedder {result.embedder} · "
+               f"LLM {llm.name if llm else 'none'} · K={k} · buffer ±{buffer_days:g} d · "
+               f"context {context_strategy} · event times {'on' if config.event_times else 'off'}")
     click.echo(format_table(result))
+    if llm is not None:
+        click.echo("answers (LLM sees the top K memories of each mode):")
+        click.echo(format_table(result, ANSWER_METRICS))
     click.echo(f"unscorable (no evidence after repair): {result.unscorable} · evidence repairs: "
                f"{result.repairs} · {result.seconds:.1f}s (ingest {result.ingest_seconds:.1f}s)")

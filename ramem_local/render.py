@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
-from .types import Candidate, MemoryRecord, RecallFrame, TimeRange, Trace
+from .types import Answer, Candidate, MemoryRecord, RecallFrame, TimeRange, Trace
 
 
 def iso_time(ts: int | None, tz: tzinfo) -> str | None:
@@ -78,6 +78,12 @@ def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
         "guard": frame.guard,
         "guard_reason": frame.guard_reason,
         "source": frame.source,
+        "keywords": frame.keywords,
+        "queries": frame.queries,
+        "entities": frame.entities,
+        "locations": frame.locations,
+        "topic": frame.topic,
+        "llm_proposal": frame.llm_proposal,
     }
 
 
@@ -100,6 +106,22 @@ def trace_dict(trace: Trace, results: list[Candidate], tz: tzinfo) -> dict:
         ],
         "notes": trace.notes,
         "timings_ms": trace.timings_ms,
+        "llm_calls": trace.llm_calls,
+        "tokens_in": sum(c.get("tokens_in", 0) for c in trace.llm_calls if c),
+        "tokens_out": sum(c.get("tokens_out", 0) for c in trace.llm_calls if c),
+        "shown_memory_ids": trace.shown_memory_ids,
+    }
+
+
+def answer_dict(answer: Answer, tz: tzinfo) -> dict:
+    return {
+        "question": answer.question,
+        "answer": answer.answer,
+        "abstained": answer.abstained,
+        "reasoning": answer.reasoning,
+        "citations": answer.citations,
+        "evidence": [candidate_dict(c, i, tz) for i, c in enumerate(answer.evidence, 1)],
+        "trace": trace_dict(answer.trace, answer.evidence, tz),
     }
 
 

@@ -15,19 +15,31 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from datetime import tzinfo
 from pathlib import Path
 
+from ..answer import generate_answer
 from ..api import Memory
 from ..ingest.formats import read_locomo
 from ..ingest.pipeline import ingest_conversations
 from ..protocols import Embedder
 from ..recall.timecues import has_temporal_cue
 from ..retrieve import RetrievalSettings, retrieve
-from ..types import Candidate, ParsedConversation
+from ..runtime.llm import LLM
+from ..types import Candidate, ParsedConversation, RecallFrame
 from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
-from .metrics import all_evidence_recall_at_k, distractor_at_1, mrr_at_k, recall_at_k
+from .metrics import (
+    all_evidence_recall_at_k,
+    bleu1,
+    distractor_at_1,
+    mrr_at_k,
+    recall_at_k,
+    set_f1,
+    token_f1,
+)
 
 METRICS = ("R@5", "R@10", "R@25", "AllR@10", "MRR@25", "D@1")
+ANSWER_METRICS = ("F1", "BLEU-1", "setF1", "abstain")
 DEPTH_FOR_METRICS = 25
 
 
@@ -40,6 +52,7 @@ class RetrievalEvalConfig:
     context_strategy: str = "promote"
     depth: int = 25
     event_times: bool = True
+    limit: int | None = None  # only the first N scorable questions of each sample
 
 
 @dataclass
@@ -54,11 +67,14 @@ class QuestionResult:
     evidence: list[str]
     retrieved: list[dict]
     metrics: dict[str, float] = field(default_factory=dict)
+    answer: dict | None = None  # with an LLM: prediction, abstained, F1, BLEU-1, tokens
 
     def jsonl_row(self) -> dict:
         row = asdict(self)
         row.pop("metrics")
         row.pop("evidence")
+        if row["answer"] is None:
+            row.pop("answer")
         return row
 
 
@@ -98,6 +114,12 @@ def _means(rows: Sequence[QuestionResult]) -> dict[str, float]:
     means: dict[str, float] = {"n": len(rows)}
     for metric in METRICS:
         means[metric] = sum(r.metrics[metric] for r in rows) / len(rows) if rows else float("nan")
+    answered = [r.answer for r in rows if r.answer is not None]
+    if answered:
+        for key, name in (("f1", "F1"), ("bleu1", "BLEU-1"), ("set_f1", "setF1")):
+            values = [a[key] for a in answered if a[key] is not None]
+            means[name] = sum(values) / len(values) if values else float("nan")
+        means["abstain"] = sum(a["abstained"] for a in answered) / len(answered)
     return means
 
 
@@ -132,6 +154,7 @@ def run_retrieval_eval(
     *,
     bank_dir: Path | None = None,
     progress: Callable[[str], None] | None = None,
+    llm: LLM | None = None,
 ) -> RetrievalEvalResult:
     """Evaluate every question of the wanted samples.
 
@@ -160,11 +183,15 @@ def run_retrieval_eval(
                                      event_times=config.event_times)
                 ingest_seconds += time.perf_counter() - tick
                 session_of = _session_starts_by_dia_id(conversations[sample_id])
+                asked = 0
                 for question in questions[sample_id]:
                     if not question.evidence:
                         unscorable += 1
                         continue
-                    results.extend(_ask(memory, question, session_of, config))
+                    if config.limit is not None and asked >= config.limit:
+                        break
+                    asked += 1
+                    results.extend(_ask(memory, question, session_of, config, llm))
             if progress:
                 progress(f"{sample_id}: {len(questions[sample_id])} questions done")
     return RetrievalEvalResult(
@@ -194,7 +221,7 @@ def _session_starts_by_dia_id(conversation: ParsedConversation) -> dict[str, int
 
 
 def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
-         config: RetrievalEvalConfig) -> Iterable[QuestionResult]:
+         config: RetrievalEvalConfig, llm: LLM | None) -> Iterable[QuestionResult]:
     frame = memory.frame(question.question, buffer_days=config.buffer_days)
     triggered = has_temporal_cue(question.question)
     query_vector = (memory.embedder.embed_query(frame.need)
@@ -227,7 +254,32 @@ def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
             ],
             metrics=score_question(response.results, evidence, evidence_starts,
                                    question.question),
+            answer=_answer(llm, question, frame, response.results[: config.k], memory.tz),
         )
+
+
+def _answer(llm: LLM | None, question: LocomoQuestion, frame: RecallFrame,
+            shown: Sequence[Candidate], tz: tzinfo) -> dict | None:
+    """Answer metrics (DESIGN.md §7): token F1, BLEU-1 and the paper's set F1 against the
+    reference answer; for category 5 (no reference answer) whether the model abstained."""
+    if llm is None:
+        return None
+    answer = generate_answer(llm, question.question, frame, list(shown), tz)
+    prediction = "" if answer.abstained else answer.answer
+    reference = question.answer
+    calls = answer.trace.llm_calls
+    return {
+        "prediction": answer.answer,
+        "abstained": answer.abstained,
+        "citations": answer.citations,
+        "reference": reference,
+        "f1": token_f1(prediction, reference) if reference is not None else None,
+        "bleu1": bleu1(prediction, reference) if reference is not None else None,
+        "set_f1": set_f1(prediction, reference) if reference is not None else None,
+        "tokens_in": sum(c.get("tokens_in", 0) for c in calls),
+        "tokens_out": sum(c.get("tokens_out", 0) for c in calls),
+        "ms": sum(c.get("ms", 0.0) for c in calls),
+    }
 
 
 def _iso_day(ts: int) -> str:
@@ -240,21 +292,21 @@ def write_jsonl(result: RetrievalEvalResult, out: Path) -> None:
             handle.write(json.dumps(row.jsonl_row(), ensure_ascii=False) + "\n")
 
 
-def format_table(result: RetrievalEvalResult) -> str:
+def format_table(result: RetrievalEvalResult, metrics: Sequence[str] = METRICS) -> str:
     """Modes side by side, one row per group, with the n of each group."""
     summary = result.summary()
     modes = result.config.modes
     header = f"{'group':<24}{'n':>5}  " + "  ".join(
         f"{m + ' ' + metric:>{max(len(m) + len(metric) + 1, 8)}}"
-        for metric in METRICS for m in modes
+        for metric in metrics for m in modes
     )
     lines = [header, "-" * len(header)]
     for group in summary[modes[0]]:
         n = int(summary[modes[0]][group]["n"])
         cells = []
-        for metric in METRICS:
+        for metric in metrics:
             for mode in modes:
-                value = summary[mode][group][metric]
+                value = summary[mode][group].get(metric, float("nan"))
                 width = max(len(mode) + len(metric) + 1, 8)
                 cells.append(f"{value:>{width}.3f}" if n else f"{'-':>{width}}")
         lines.append(f"{group:<24}{n:>5}  " + "  ".join(cells))

@@ -21,6 +21,8 @@ def open_embedder(name_or_path: str, models_dir: Path) -> OnnxEmbedder:
         entry = _entry_for_folder(folder, registry)
         return OnnxEmbedder(spec_from_folder(folder, name=_folder_name(folder, entry),
                                              registry_entry=entry))
+    if _looks_like_path(name_or_path):
+        raise EmbedderError(f"embedder folder {folder} does not exist")
     try:
         path = resolve_model(name_or_path, EMBEDDER, models_dir)
     except ModelError as exc:
@@ -29,6 +31,10 @@ def open_embedder(name_or_path: str, models_dir: Path) -> OnnxEmbedder:
     return OnnxEmbedder(
         spec_from_folder(path, name=str(name_or_path), registry_entry=entry.raw if entry else None)
     )
+
+
+def _looks_like_path(value: str) -> bool:
+    return "/" in value or "\\" in value or value.startswith((".", "~"))
 
 
 def _entry_for_folder(folder: Path, registry: dict) -> dict | None:
@@ -40,3 +46,27 @@ def _entry_for_folder(folder: Path, registry: dict) -> dict | None:
 
 def _folder_name(folder: Path, entry: dict | None) -> str:
     return folder.name.lower().replace("_", "-") if entry else folder.name
+
+
+def open_llm(name_or_path: str, models_dir: Path, *, n_threads: int | None = None):
+    """A registry name (installed in models_dir) or a GGUF path, loaded once per process."""
+    from .llm import LlamaRuntime
+    from .registry import LLM
+
+    registry = load_registry()
+    if _looks_like_path(name_or_path) and not Path(name_or_path).expanduser().exists():
+        raise ModelError(f"no LLM file at {name_or_path}")
+    path = resolve_model(name_or_path, LLM, models_dir)
+    if path.is_dir():
+        raise ModelError(f"LLM {path} is a folder; give the .gguf file")
+    entry = registry.get(str(name_or_path)) or next(
+        (e for e in registry.values()
+         if e.kind == LLM and Path(e.source.get("file", "")).name == path.name),
+        None,
+    )
+    return LlamaRuntime(
+        path,
+        n_ctx=(entry.context_length if entry and entry.context_length else 8192),
+        n_threads=n_threads,
+        thinking=(entry.thinking if entry and entry.thinking else "none"),
+    )

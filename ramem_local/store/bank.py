@@ -89,15 +89,19 @@ class Store:
             db.load_extension(sqlite_vec.loadable_path())
             db.enable_load_extension(False)
             db.execute("PRAGMA foreign_keys = ON")
-            if path_str != ":memory:":
-                db.execute("PRAGMA journal_mode = WAL")
             existing = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
         except apsw.NotADBError as exc:
             raise StoreError(f"{path_str} is not a SQLite database (not a ramem bank)") from exc
         except apsw.Error as exc:
             raise StoreError(f"cannot open bank {path_str}: {exc}") from exc
         store = cls(db, path_str)
-        store._check_is_bank(existing)
+        try:
+            store._check_is_bank(existing)  # before any write: a foreign file stays untouched
+        except StoreError:
+            db.close()
+            raise
+        if path_str != ":memory:":
+            db.execute("PRAGMA journal_mode = WAL")
         migrate(db, _now())
         if not existing:
             store.set_meta("marker", BANK_MARKER)

@@ -1,0 +1,286 @@
+"""The Python API (``ramem_local.Memory``): open, add, ingest, search, forget, stats, resume,
+and two connections on one bank. Embeddings come from the deterministic ``hashing_embedder``."""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+
+import apsw
+import pytest
+
+from ramem_local import Memory
+from ramem_local.store import StoreError
+
+JSONL_TURNS = [
+    {"speaker": "Ann", "text": "I adopted a grey cat called Pixel today.",
+     "timestamp": "2024-03-01T09:15:00", "id": "m-1"},
+    {"speaker": "Ben", "text": "Congratulations! Cats are great company, Ann.",
+     "timestamp": "2024-03-01T09:16:00", "id": "m-2"},
+    {"speaker": "Ann", "text": "Pixel already knocked a mug off the table.",
+     "timestamp": "2024-03-01T09:20:00", "id": "m-3"},
+    {"speaker": "Ben", "text": "I started learning to paint with oils this week.",
+     "timestamp": "2024-03-05T18:00:00", "id": "m-4"},
+    {"speaker": "Ann", "text": "Which painting are you working on first?",
+     "timestamp": "2024-03-05T18:02:00", "id": "m-5"},
+    {"speaker": "Ben", "text": "A portrait of my grandmother in her garden.",
+     "timestamp": "2024-03-05T18:05:00", "id": "m-6"},
+]
+
+
+def write_jsonl(path: Path, turns: list[dict]) -> Path:
+    path.write_text("\n".join(json.dumps(t) for t in turns) + "\n", encoding="utf-8")
+    return path
+
+
+def many_turns(count: int, conversation: str = "long-chat") -> list[dict]:
+    """``count`` distinct turns, one minute apart, in sessions of 50 turns (one per day)."""
+    turns = []
+    for i in range(count):
+        day, minute = divmod(i, 50)
+        turns.append({
+            "speaker": ("Ann", "Ben")[i % 2],
+            "text": f"Message number {i}: today we talked about topic {i % 17} and item {i}.",
+            "timestamp": f"2024-01-{day + 1:02d}T10:{minute:02d}:00",
+            "session": day + 1,
+            "id": f"t-{i}",
+            "conversation": conversation,
+        })
+    return turns
+
+
+@pytest.fixture
+def chat_file(tmp_path) -> Path:
+    return write_jsonl(tmp_path / "chat.jsonl", JSONL_TURNS)
+
+
+def duplicated_turn_ids(memory: Memory) -> list:
+    return memory.store.db.execute(
+        "SELECT conversation_id, turn_key, count(*) FROM turns "
+        "GROUP BY conversation_id, turn_key HAVING count(*) > 1"
+    ).fetchall()
+
+
+# ------------------------------------------------------------------------------- basic API
+
+
+def test_open_is_a_context_manager_and_data_persists(tmp_path, hashing_embedder):
+    path = tmp_path / "bank.db"
+    with Memory.open(path, embedder=hashing_embedder) as memory:
+        assert isinstance(memory, Memory)
+        memory_id = memory.add("Planted tomatoes on the balcony", at="2024-05-04 09:00")
+    assert path.exists()
+    with pytest.raises(apsw.ConnectionClosedError):
+        memory.stats()
+    with Memory.open(path, embedder=hashing_embedder, create=False) as reopened:
+        record = reopened.get(memory_id)
+        assert record is not None and "tomatoes" in record.content
+
+
+def test_add_returns_an_id_that_get_finds(tmp_path, hashing_embedder):
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        first = memory.add("Ran a 10k in the park with Ana", at="2024-05-04 09:00")
+        second = memory.add("Baked bread for the first time", at="2024-05-06")
+        assert isinstance(first, int) and isinstance(second, int) and first != second
+        record = memory.get(first)
+        assert record is not None
+        assert record.id == first
+        assert "Ran a 10k in the park with Ana" in record.content
+        start = datetime.fromtimestamp(record.session_start, tz=timezone.utc)
+        assert start.date().isoformat() == "2024-05-04"
+        assert record.session_start < record.session_end
+        assert "Baked bread" in memory.get(second).content
+        assert memory.get(999_999) is None
+
+
+def test_search_returns_memories_with_their_episode(tmp_path, hashing_embedder, chat_file):
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        memory.ingest(chat_file)
+        response = memory.search("Pixel the grey cat", k=3)
+        assert 0 < len(response.results) <= 3
+        for candidate in response.results:
+            record = candidate.memory
+            assert record.content
+            assert isinstance(candidate.score, float)
+            assert record.session_start < record.session_end
+            assert record.persons and set(record.persons) <= {"Ann", "Ben"}
+            assert len(record.source_turns) == 1
+            assert record.source_turns[0] in {t["id"] for t in JSONL_TURNS}
+            assert candidate.list_name in {"content", "context"}
+        top = response.results[0].memory
+        assert top.source_turns == ["m-1"]
+        assert "grey cat called Pixel" in top.content
+        assert datetime.fromtimestamp(top.session_start, tz=timezone.utc).date().isoformat() \
+            == "2024-03-01"
+        assert response.trace.frame is not None
+
+
+def test_search_with_blank_question_raises_value_error(tmp_path, hashing_embedder):
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        memory.add("Something to find", at="2024-05-04")
+        with pytest.raises(ValueError):
+            memory.search("   ")
+        with pytest.raises(ValueError):
+            memory.search("")
+
+
+def test_forget_removes_a_memory_from_search(tmp_path, hashing_embedder, chat_file):
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        memory.ingest(chat_file)
+        top = memory.search("Pixel the grey cat", k=10).results[0].memory
+        assert top.source_turns == ["m-1"]
+        assert memory.forget(top.id) is True
+        assert memory.get(top.id) is None
+        remaining = memory.search("Pixel the grey cat", k=10).results
+        assert top.id not in {c.memory.id for c in remaining}
+        assert remaining, "the other memories are still found"
+        assert memory.forget(top.id) is False
+        stats = memory.stats()
+        assert stats["memories"] == len(JSONL_TURNS) - 1
+        assert stats["vectors"] == stats["memories"]
+        assert stats["turns"] == len(JSONL_TURNS), "forgetting keeps the source turn"
+
+
+def test_stats_counts(tmp_path, hashing_embedder, chat_file):
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        empty = memory.stats()
+        assert (empty["conversations"], empty["turns"], empty["memories"]) == (0, 0, 0)
+        memory.ingest(chat_file)
+        memory.add("A journal line", at="2024-03-10")
+        stats = memory.stats()
+        assert stats["conversations"] == 2  # the chat and the journal
+        assert stats["sessions"] == 3  # the chat pauses for days: two sittings; one journal day
+        assert stats["turns"] == len(JSONL_TURNS) + 1
+        assert stats["memories"] == len(JSONL_TURNS) + 1
+        assert stats["vectors"] == stats["memories"]
+        assert stats["embedder"]["dimension"] == hashing_embedder.dimension
+
+
+def test_a_different_embedder_dimension_is_refused(tmp_path, hashing_embedder):
+    embedder_class = type(hashing_embedder)
+    path = tmp_path / "bank.db"
+    with Memory.open(path, embedder=embedder_class(dimension=32)) as memory:
+        memory.add("Stored with 32-d vectors", at="2024-05-04")
+    with pytest.raises(StoreError, match="reindex"):
+        Memory.open(path, embedder=embedder_class(dimension=16))
+    with Memory.open(path, embedder=embedder_class(dimension=32)) as memory:
+        assert memory.stats()["vectors"] == 1  # the refusal changed nothing
+
+
+# --------------------------------------------------------------------- LoCoMo and resuming
+
+
+def test_locomo_dev_ingest_stores_every_turn_once(tmp_path, hashing_embedder, locomo_dev):
+    with Memory.open(tmp_path / "locomo.db", embedder=hashing_embedder) as memory:
+        first = memory.ingest(locomo_dev)
+        assert first.conversations == 5
+        assert first.turns_new == 2760
+        stats = memory.stats()
+        assert stats["conversations"] == 5
+        assert stats["turns"] == 2760
+        assert stats["memories"] == 2760
+        assert stats["vectors"] == 2760
+
+        second = memory.ingest(locomo_dev)
+        assert second.turns_seen == 2760
+        assert (second.turns_new, second.memories_new, second.vectors_new) == (0, 0, 0)
+        assert memory.stats()["turns"] == 2760
+        assert not duplicated_turn_ids(memory)
+
+
+def test_interrupted_ingest_resumes_without_duplicates(tmp_path, hashing_embedder):
+    embedder_class = type(hashing_embedder)
+
+    class Interrupted(RuntimeError):
+        pass
+
+    class FailingEmbedder(embedder_class):
+        """Embeds ``allowed`` documents, then fails (a crash in the middle of an ingest)."""
+
+        def __init__(self, allowed: int):
+            super().__init__()
+            self.allowed = allowed
+            self.embedded = 0
+
+        def embed_documents(self, texts):
+            if self.embedded + len(texts) > self.allowed:
+                raise Interrupted("simulated crash")
+            self.embedded += len(texts)
+            return super().embed_documents(texts)
+
+    total = 300
+    source = write_jsonl(tmp_path / "long.jsonl", many_turns(total))
+    path = tmp_path / "bank.db"
+    failing = FailingEmbedder(allowed=150)
+    with Memory.open(path, embedder=failing) as memory:
+        with pytest.raises(Interrupted):
+            memory.ingest(source)
+        stored_before = memory.stats()["turns"]
+    assert 0 < stored_before < total, "the crash happened in the middle of the ingest"
+    assert failing.embedded <= 150
+
+    with Memory.open(path, embedder=embedder_class()) as memory:
+        report = memory.ingest(source)
+        assert report.turns_new == total - stored_before
+        store = memory.store
+        assert store.turn_count() == total
+        assert store.memory_count() == total
+        assert store.vector_count() == store.memory_count()
+        assert not duplicated_turn_ids(memory)
+        stored_ids = {
+            turn for record in memory.list(limit=10_000) for turn in record.source_turns
+        }
+        assert stored_ids == {f"t-{i}" for i in range(total)}
+
+
+# ------------------------------------------------------------------ two connections, one bank
+
+
+def test_two_connections_one_ingests_while_the_other_searches(tmp_path, hashing_embedder):
+    embedder_class = type(hashing_embedder)
+    path = tmp_path / "bank.db"
+    total = 1500
+    source = write_jsonl(tmp_path / "long.jsonl", many_turns(total))
+    with Memory.open(path, embedder=embedder_class()) as setup:
+        setup.add("A first entry so the bank exists", at="2023-12-01")
+
+    writer = Memory.open(path, embedder=embedder_class())
+    reader = Memory.open(path, embedder=embedder_class())
+    errors: list[BaseException] = []
+
+    def run_ingest() -> None:
+        try:
+            writer.ingest(source)
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+
+    seen_counts: list[int] = []
+    searches = 0
+    try:
+        thread = threading.Thread(target=run_ingest)
+        thread.start()
+        while thread.is_alive() or searches < 3:
+            response = reader.search("topic 5 item", k=5)
+            assert response.results
+            searches += 1
+            with reader.store.db:  # one read snapshot for both counts
+                memories = reader.store.memory_count()
+                vectors = reader.store.vector_count()
+            assert vectors == memories, "a reader never sees a memory without its vector"
+            seen_counts.append(memories)
+        thread.join(timeout=300)
+        assert not errors, errors
+        assert seen_counts == sorted(seen_counts), "counts never go backwards"
+
+        writer_stats = writer.stats()
+        reader_stats = reader.stats()
+        for key in ("conversations", "sessions", "turns", "memories", "vectors"):
+            assert reader_stats[key] == writer_stats[key], key
+        assert reader_stats["turns"] == total + 1
+        found = reader.search("Message number 1499", k=10).results
+        assert any(c.memory.source_turns == ["t-1499"] for c in found)
+    finally:
+        writer.close()
+        reader.close()

@@ -1,0 +1,440 @@
+"""The ``ramem`` command as a user meets it: help, output shapes, idempotence, and errors.
+
+Every test runs the real click app on real bank files in ``tmp_path``. Error tests check what a
+user sees: a non-zero exit status, one readable line, and never a traceback (with CliRunner an
+uncaught exception is kept in ``result.exception`` instead of being printed, so a clean failure
+is one that ended in ``SystemExit``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import apsw
+import pytest
+from click.testing import CliRunner, Result
+
+from ramem_local.cli import cli
+
+REPO = Path(__file__).resolve().parents[1]
+COMMANDS = ("init", "add", "ingest", "search", "list", "show", "forget", "stats", "reindex",
+            "models", "eval")
+
+# A LoCoMo-shaped file: 2 sessions, 7 turns, one shared image (blip_caption).
+CAPTION = "a watercolor painting of a sunrise over a lake"
+LOCOMO_SAMPLE = {
+    "sample_id": "conv-test",
+    "conversation": {
+        "speaker_a": "Caroline",
+        "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Caroline", "dia_id": "D1:1",
+             "text": "Hey Mel! I finally finished my painting of the sunrise over the lake."},
+            {"speaker": "Melanie", "dia_id": "D1:2",
+             "text": "That's wonderful, Caroline! Can I see it?"},
+            {"speaker": "Caroline", "dia_id": "D1:3", "text": "Sure, here it is.",
+             "img_url": ["https://example.invalid/sunrise.jpg"], "blip_caption": CAPTION},
+            {"speaker": "Melanie", "dia_id": "D1:4",
+             "text": "Beautiful colors. I went to a pottery class yesterday and made a bowl."},
+        ],
+        "session_2_date_time": "10:37 am on 27 June, 2023",
+        "session_2": [
+            {"speaker": "Caroline", "dia_id": "D2:1",
+             "text": "I joined a support group for LGBTQ people last week."},
+            {"speaker": "Melanie", "dia_id": "D2:2",
+             "text": "I'm proud of you! My kids and I went camping in the mountains."},
+            {"speaker": "Caroline", "dia_id": "D2:3",
+             "text": "Camping sounds fun. Did you roast marshmallows by the fire?"},
+        ],
+    },
+}
+LOCOMO_TEXT_TO_ID = {
+    turn["text"]: turn["dia_id"]
+    for key in ("session_1", "session_2")
+    for turn in LOCOMO_SAMPLE["conversation"][key]
+}
+
+JSONL_TURNS = [
+    {"speaker": "Ann", "text": "I adopted a grey cat called Pixel today.",
+     "timestamp": "2024-03-01T09:15:00", "id": "m-1"},
+    {"speaker": "Ben", "text": "Congratulations! Cats are great company.",
+     "timestamp": "2024-03-01T09:16:00", "id": "m-2"},
+    {"speaker": "Ann", "text": "Pixel already knocked a mug off the table.",
+     "timestamp": "2024-03-01T09:20:00", "id": "m-3"},
+    {"speaker": "Ben", "text": "I started learning to paint with oils this week.",
+     "timestamp": "2024-03-05T18:00:00", "id": "m-4"},
+    {"speaker": "Ann", "text": "Which painting are you working on first?",
+     "timestamp": "2024-03-05T18:02:00", "id": "m-5"},
+    {"speaker": "Ben", "text": "A portrait of my grandmother in her garden.",
+     "timestamp": "2024-03-05T18:05:00", "id": "m-6"},
+]
+
+HOSTILE_QUERY = 'paint* "NEAR" -x:y AND ('
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(monkeypatch, tmp_path):
+    """No user config file, no RAMEM_* variables from the developer's shell, a private models
+    folder: every setting a test relies on is passed explicitly."""
+    for name in list(os.environ):
+        if name.startswith("RAMEM_") and name not in {"RAMEM_TEST_EMBEDDER",
+                                                       "RAMEM_REQUIRE_REAL_MODELS"}:
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "no-such-config.json"))
+    monkeypatch.setenv("RAMEM_MODELS_DIR", str(tmp_path / "models"))
+
+
+@pytest.fixture
+def locomo_file(tmp_path) -> Path:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps([LOCOMO_SAMPLE], indent=2), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def jsonl_file(tmp_path) -> Path:
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(json.dumps(t) for t in JSONL_TURNS) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def bank(tmp_path) -> Path:
+    return tmp_path / "bank.db"
+
+
+def ramem(*args: object) -> Result:
+    """``ramem ARGS`` in-process, with stdout and stderr kept apart (Click >= 8.2)."""
+    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="ramem")
+
+
+def ok(result: Result) -> Result:
+    assert result.exit_code == 0, (
+        f"exit {result.exit_code}\nstdout: {result.stdout}\nstderr: {result.stderr}\n"
+        f"exception: {result.exception!r}"
+    )
+    return result
+
+
+def as_json(result: Result) -> dict:
+    return json.loads(ok(result).stdout)
+
+
+def assert_no_traceback(result: Result) -> None:
+    assert isinstance(result.exception, SystemExit), (
+        f"uncaught {type(result.exception).__name__}: {result.exception}"
+    )
+    assert "Traceback" not in result.output
+    assert "Traceback" not in result.stderr
+
+
+def error_line(result: Result) -> str:
+    """A failure handled by ramem: exit != 0, one stderr line ``error: ...`` (informational
+    ``note: ...`` lines about the bank may precede it)."""
+    assert result.exit_code != 0, f"expected a failure, got stdout: {result.stdout}"
+    assert_no_traceback(result)
+    lines = [line for line in result.stderr.splitlines()
+             if line.strip() and not line.startswith("note: ")]
+    assert len(lines) == 1, f"expected one error line, got: {result.stderr!r}"
+    assert lines[0].startswith("error:"), lines[0]
+    assert len(lines[0]) < 400, "an error line should be readable, not a dump"
+    return lines[0]
+
+
+def usage_error_line(result: Result) -> str:
+    """A failure caught by click's parameter checks: exit 2, one ``Error: ...`` line."""
+    assert result.exit_code == 2, f"exit {result.exit_code}: {result.stderr}"
+    assert_no_traceback(result)
+    lines = [line for line in result.stderr.splitlines() if line.startswith(("Error", "error"))]
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def stats_of(bank: Path) -> dict:
+    return as_json(ramem("--db", bank, "stats", "--json"))
+
+
+def ingest_json(bank: Path, file: Path, *extra: object) -> dict:
+    return as_json(ramem("--db", bank, *extra, "ingest", file, "--json"))
+
+
+def bm25_only_mentions(text: str) -> int:
+    return text.count("BM25 only")
+
+
+# --------------------------------------------------------------------------------------- help
+
+
+def test_help_lists_every_command():
+    result = ok(ramem("--help"))
+    listed = {line.split()[0] for line in result.stdout.splitlines()
+              if line.startswith("  ") and line.split()}
+    for command in COMMANDS:
+        assert command in listed, f"{command} missing from ramem --help:\n{result.stdout}"
+
+
+def test_search_help_explains_its_options():
+    text = ok(ramem("search", "--help")).stdout
+    for option in ("--k", "--as-of", "--mode", "--json"):
+        assert option in text
+    assert "ramem" in text and "baseline" in text  # the --mode choices are named
+    assert "Reference time" in text or "reference time" in text  # --as-of says what it is for
+
+
+def test_top_level_cli_shim_runs_from_repo_root():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAMEM_")}
+    python = REPO / ".venv" / "bin" / "python"
+    completed = subprocess.run(
+        [str(python if python.exists() else sys.executable), "cli.py", "--help"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert completed.returncode == 0, completed.stderr
+    assert "Traceback" not in completed.stderr
+    for command in COMMANDS:
+        assert command in completed.stdout
+
+
+# ------------------------------------------------------------------ ingest, search, list, add
+
+
+@pytest.mark.real_model
+def test_ingest_then_search_json_has_results_with_episode_and_trace(bank, locomo_file,
+                                                                    minilm_dir):
+    report = ingest_json(bank, locomo_file, "--embedder", minilm_dir)
+    assert report["turns_new"] == len(LOCOMO_TEXT_TO_ID)
+
+    data = as_json(ramem("--db", bank, "--embedder", minilm_dir, "search",
+                         "What did Caroline paint?", "--json", "--k", "5"))
+    assert {"results", "trace"} <= set(data)
+    results = data["results"]
+    assert 0 < len(results) <= 5
+    for result in results:
+        for key in ("id", "content", "score", "session_start", "session_end", "persons",
+                    "source_turns"):
+            assert key in result, key
+        assert isinstance(result["id"], int)
+        assert isinstance(result["score"], float)
+        start = datetime.fromisoformat(result["session_start"])
+        end = datetime.fromisoformat(result["session_end"])
+        assert start < end
+        assert result["persons"] and set(result["persons"]) <= {"Caroline", "Melanie"}
+        texts = [text for text in LOCOMO_TEXT_TO_ID if text in result["content"]]
+        assert len(texts) == 1, result["content"]
+        assert result["source_turns"] == [LOCOMO_TEXT_TO_ID[texts[0]]]
+    top = results[0]
+    assert top["source_turns"] in (["D1:1"], ["D1:3"]), "the painting turns should rank first"
+    assert datetime.fromisoformat(top["session_start"]).date().isoformat() == "2023-05-08"
+
+    trace = data["trace"]
+    for key in ("frame", "guard", "guard_reason"):
+        assert key in trace
+    assert trace["guard"] in {"filter", "no_filter"}
+    assert isinstance(trace["guard_reason"], str) and trace["guard_reason"]
+    per_result = trace["candidates"]
+    assert [c["memory_id"] for c in per_result] == [r["id"] for r in results]
+    for candidate in per_result:
+        for key in ("list", "dense_rank", "bm25_rank", "tier"):
+            assert key in candidate, key
+        assert candidate["list"] in {"content", "context"}
+
+
+@pytest.mark.real_model
+def test_second_ingest_adds_nothing_and_keeps_the_image_caption(bank, locomo_file, minilm_dir):
+    first = ingest_json(bank, locomo_file, "--embedder", minilm_dir)
+    assert first["turns_new"] == 7 and first["memories_new"] == 7 and first["vectors_new"] == 7
+    before = stats_of(bank)
+
+    second = ingest_json(bank, locomo_file)  # the bank reloads its embedder by itself
+    assert second["turns_new"] == 0
+    assert second["memories_new"] == 0
+    assert second["vectors_new"] == 0
+    text = ok(ramem("--db", bank, "ingest", locomo_file)).stdout
+    assert "0 new turn" in text
+
+    after = stats_of(bank)
+    for key in ("conversations", "sessions", "turns", "memories", "vectors"):
+        assert after[key] == before[key], key
+    assert (after["turns"], after["memories"], after["vectors"]) == (7, 7, 7)
+
+    memories = as_json(ramem("--db", bank, "list", "--json", "--limit", "100"))["memories"]
+    with_image = [m for m in memories if m["source_turns"] == ["D1:3"]]
+    assert len(with_image) == 1
+    assert CAPTION in with_image[0]["content"]
+    assert "Sure, here it is." in with_image[0]["content"]
+
+
+def test_add_at_date_then_list_shows_it_in_that_session(bank):
+    result = ok(ramem("--db", bank, "add", "Ran a 10k in the park with Ana", "--at",
+                      "2023-05-08"))
+    assert "added memory" in result.stdout
+    memories = as_json(ramem("--db", bank, "list", "--json"))["memories"]
+    assert len(memories) == 1
+    memory = memories[0]
+    assert "Ran a 10k in the park with Ana" in memory["content"]
+    assert memory["session_start"].startswith("2023-05-08")
+    assert datetime.fromisoformat(memory["session_start"]).date().isoformat() == "2023-05-08"
+
+
+def test_add_with_unreadable_date_fails_cleanly_and_stores_nothing(bank):
+    result = ramem("--db", bank, "add", "Something happened", "--at", "not a date")
+    line = error_line(result)
+    assert "not a date" in line
+    if bank.exists():
+        stats = stats_of(bank)
+        assert stats["memories"] == 0 and stats["turns"] == 0
+
+
+# ------------------------------------------------------------------------------------- errors
+
+
+def test_ingest_missing_file_is_one_error_line(bank, tmp_path):
+    result = ramem("--db", bank, "ingest", tmp_path / "no-such-file.json")
+    line = usage_error_line(result)
+    assert "no-such-file.json" in line
+    assert not bank.exists() or stats_of(bank)["turns"] == 0
+
+
+def test_ingest_malformed_json_names_the_line(bank, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(
+        '[\n  {"sample_id": "x",\n   "conversation": {"speaker_a": "A" "speaker_b": "B"}}\n]\n',
+        encoding="utf-8",
+    )
+    line = error_line(ramem("--db", bank, "ingest", path))
+    assert "bad.json" in line
+    assert ":3:" in line or "line 3" in line, line
+
+
+def test_ingest_malformed_jsonl_names_the_bad_line(bank, tmp_path):
+    lines = [json.dumps(t) for t in JSONL_TURNS[:3]]
+    lines.append('{"speaker": "Ann", "text": "oops", "timestamp": ')  # line 4
+    lines.extend(json.dumps(t) for t in JSONL_TURNS[3:])
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    line = error_line(ramem("--db", bank, "ingest", path))
+    assert "bad.jsonl" in line
+    assert ":4:" in line or "line 4" in line, line
+    assert not bank.exists() or stats_of(bank)["turns"] == 0, "a bad file stores nothing"
+
+
+def test_ingest_unknown_format_is_a_usage_error(bank, jsonl_file):
+    result = ramem("--db", bank, "ingest", jsonl_file, "--format", "csv")
+    line = usage_error_line(result)
+    assert "--format" in line and "csv" in line
+
+
+def test_stats_on_a_text_file_is_refused(tmp_path):
+    path = tmp_path / "notes.txt"
+    content = "These are my notes, not a database.\n" * 200
+    path.write_text(content, encoding="utf-8")
+    line = error_line(ramem("--db", path, "stats"))
+    assert "not a SQLite database" in line or "not a ramem bank" in line
+    assert path.read_text(encoding="utf-8") == content
+
+
+def _foreign_database(path: Path) -> None:
+    connection = apsw.Connection(str(path))
+    connection.execute("CREATE TABLE recipes (name TEXT, minutes INTEGER)")
+    connection.execute("INSERT INTO recipes VALUES ('pancakes', 20), ('soup', 45)")
+    connection.close()
+
+
+def test_stats_on_a_foreign_sqlite_database_is_refused(tmp_path):
+    path = tmp_path / "recipes.db"
+    _foreign_database(path)
+    line = error_line(ramem("--db", path, "stats"))
+    assert "not a ramem bank" in line
+    connection = apsw.Connection(str(path))
+    tables = {r[0] for r in connection.execute("SELECT name FROM sqlite_master")}
+    assert tables == {"recipes"}, "ramem must not add its schema to someone else's database"
+    connection.close()
+
+
+def test_foreign_sqlite_database_is_left_byte_for_byte_untouched(tmp_path):
+    path = tmp_path / "recipes.db"
+    _foreign_database(path)
+    before = path.read_bytes()
+    error_line(ramem("--db", path, "stats"))
+    assert path.read_bytes() == before, (
+        "refusing a foreign database must not modify it (e.g. switch it to WAL mode)"
+    )
+    assert not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
+
+
+def test_nonexistent_embedder_folder_is_one_error_line(bank, jsonl_file, tmp_path):
+    missing = tmp_path / "nonexistent" / "folder"
+    line = error_line(ramem("--db", bank, "--embedder", missing, "ingest", jsonl_file))
+    assert "folder" in line or "nonexistent" in line or "embedder" in line
+    assert not bank.exists() or stats_of(bank)["turns"] == 0
+
+
+def test_search_on_a_missing_bank_fails_and_does_not_create_it(tmp_path):
+    bank = tmp_path / "never-created.db"
+    line = error_line(ramem("--db", bank, "search", "anything at all"))
+    assert "never-created.db" in line
+    assert not bank.exists()
+    assert not Path(f"{bank}-wal").exists()
+
+
+def test_show_unknown_id_is_one_error_line(bank):
+    ok(ramem("--db", bank, "add", "A quiet day at home", "--at", "2024-01-02"))
+    line = error_line(ramem("--db", bank, "show", 999999))
+    assert "999999" in line
+
+
+def test_search_with_empty_question_is_one_error_line(bank):
+    ok(ramem("--db", bank, "add", "A quiet day at home", "--at", "2024-01-02"))
+    line = error_line(ramem("--db", bank, "search", ""))
+    assert "empty" in line
+    error_line(ramem("--db", bank, "search", "   "))
+
+
+# ----------------------------------------------------------------------- search behaviour
+
+
+def test_search_survives_hostile_fts_syntax(bank, jsonl_file):
+    ingest_json(bank, jsonl_file)
+    result = ok(ramem("--db", bank, "search", HOSTILE_QUERY))
+    assert "Traceback" not in result.output
+    data = as_json(ramem("--db", bank, "search", HOSTILE_QUERY, "--json"))
+    assert isinstance(data["results"], list)
+    assert any("paint" in r["content"] for r in data["results"])
+
+
+def test_search_without_embedder_says_bm25_only_once(bank, jsonl_file):
+    ingest_json(bank, jsonl_file)
+    result = ok(ramem("--db", bank, "search", "Who adopted a cat?"))
+    assert bm25_only_mentions(result.stdout + result.stderr) == 1, result.output
+    assert "Pixel" in result.stdout
+
+
+def test_search_json_without_embedder_traces_bm25_only_once(bank, jsonl_file):
+    ingest_json(bank, jsonl_file)
+    result = ok(ramem("--db", bank, "search", "Who adopted a cat?", "--json"))
+    notes = json.loads(result.stdout)["trace"]["notes"]
+    assert sum(bm25_only_mentions(note) for note in notes) == 1, notes
+    assert bm25_only_mentions(result.stderr) <= 1
+
+
+@pytest.mark.real_model
+def test_bank_reloads_its_recorded_embedder_for_search(bank, locomo_file, minilm_dir):
+    ingest_json(bank, locomo_file, "--embedder", minilm_dir)
+    result = ok(ramem("--db", bank, "search", "camping trip with the kids", "--json"))
+    assert bm25_only_mentions(result.stderr) == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert not any("BM25 only" in note for note in data["trace"]["notes"]), data["trace"]
+    assert data["results"]
+    assert all(r["dense_rank"] is not None for r in data["results"])
+    assert all(c["dense_rank"] is not None for c in data["trace"]["candidates"])
+    stats = stats_of(bank)
+    assert stats["vectors"] == stats["memories"] == 7
+    assert stats["embedder"] and stats["embedder"]["dimension"] == 384
