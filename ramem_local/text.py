@@ -8,20 +8,22 @@ import re
 WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TOKENS = 32
 
+# Function words of English questions and chat; tokens come from \w+, so contractions appear
+# split ("didn't" → "didn", "t").
 STOPWORDS = frozenset(
     """
-    a about above after again against all also am an and any are aren't as at be because been
-    before being below between both but by can can't cannot could couldn't did didn't do does
-    doesn't doing don't down during each few for from further had hadn't has hasn't have haven't
-    having he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll
-    i'm i've if in into is isn't it it's its itself just let's me more most mustn't my myself no
-    nor not now of off on once only or other ought our ours ourselves out over own same shan't she
-    she'd she'll she's should shouldn't so some such than that that's the their theirs them
-    themselves then there there's these they they'd they'll they're they've this those through to
-    too under until up very was wasn't we we'd we'll we're we've were weren't what what's when
-    when's where where's which while who who's whom why why's will with won't would wouldn't you
-    you'd you'll you're you've your yours yourself yourselves s t d ll m re ve y did does get got
-    go went kind many much one ones thing things something anything yes yeah oh hey hi
+    a about above after again against all also am an and any are aren as at be because been
+    before being below between both but by can cannot could couldn did didn do does doesn doing
+    don down during each either else ever every few for from further get gets got had hadn has
+    hasn have haven having he her here hers herself him himself his how however i if in into is
+    isn it its itself just last like ll made make many may me might more most much must mustn my
+    myself need needn neither never new no nor not now of off often on once one only or other
+    ought our ours ourselves out over own per quite rather really said same say says shall shan
+    she should shouldn since so some still such than that the their theirs them themselves then
+    there these they this those though through thus till to too under until up upon us very via
+    was wasn we were weren what whatever when where whether which while who whom whose why will
+    with within without won would wouldn yet you your yours yourself yourselves
+    s t d ll m re ve y go went kind ones thing things something anything yes yeah oh hey hi
     """.split()
 )
 

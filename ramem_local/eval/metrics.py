@@ -21,23 +21,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from ramem_local.text import STOPWORDS
 from ramem_local.types import DAY
-
-STOPWORDS: frozenset[str] = frozenset(
-    """
-    a about above after again against all also am an and any are aren as at be because been
-    before being below between both but by can cannot could couldn did didn do does doesn doing
-    don down during each either else ever every few for from further get gets got had hadn has
-    hasn have haven having he her here hers herself him himself his how however i if in into is
-    isn it its itself just last like ll made make many may me might more most much must mustn my
-    myself need needn neither never new no nor not now of off often on once one only or other
-    ought our ours ourselves out over own per quite rather really said same say says shall shan
-    she should shouldn since so some still such than that the their theirs them themselves then
-    there these they this those though through thus till to too under until up upon us very via
-    was wasn we were weren what whatever when where whether which while who whom whose why will
-    with within without won would wouldn yet you your yours yourself yourselves
-    """.split()
-)
 
 _WORD = re.compile(r"[^\W_]+")  # runs of Unicode letters/digits
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
