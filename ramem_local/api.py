@@ -54,6 +54,7 @@ class Memory:
         *,
         embedder: str | Path | Embedder | None = None,
         llm: str | Path | LLM | None = None,
+        llm_threads: int | None = None,
         models_dir: str | Path | None = None,
         timezone_name: str | None = None,
         create: bool = True,
@@ -75,7 +76,7 @@ class Memory:
                 store.bind_embedder(_fingerprint(loaded))
                 if embedder is not None:
                     store.set_meta("embedder_source", _source_of(embedder, loaded))
-            language_model = _load_llm(llm, models_dir)
+            language_model = _load_llm(llm, models_dir, llm_threads)
         except BaseException:
             store.close()
             raise
@@ -322,14 +323,15 @@ def _source_of(requested: object, loaded: Embedder) -> str:
     return loaded.name
 
 
-def _load_llm(requested: str | Path | LLM | None, models_dir: str | Path | None) -> LLM | None:
+def _load_llm(requested: str | Path | LLM | None, models_dir: str | Path | None,
+              threads: int | None) -> LLM | None:
     if requested is None:
         return None
     if not isinstance(requested, str | Path):
         return requested
     from .runtime.loading import open_llm
 
-    return open_llm(str(requested), resolve_models_dir(models_dir, None))
+    return open_llm(str(requested), resolve_models_dir(models_dir, None), n_threads=threads)
 
 
 def _load_embedder(store: Store, requested: str | Path | Embedder | None,

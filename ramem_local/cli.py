@@ -71,6 +71,7 @@ class Context:
                 self.settings.bank_path(),
                 embedder=self.settings.embedder,
                 llm=self.settings.llm,
+                llm_threads=self.settings.llm_threads,
                 models_dir=self.settings.models_dir,
                 timezone_name=self.settings.timezone,
                 create=create,
@@ -105,13 +106,16 @@ def json_option(func: Callable) -> Callable:
               help="Embedding model: a registry name or a folder with model.onnx + tokenizer.json.")
 @click.option("--llm", metavar="NAME|FILE",
               help="Local LLM (registry name or .gguf file): extraction at ingest, answers in ask.")
+@click.option("--llm-threads", type=click.IntRange(1, 256), metavar="N",
+              help="CPU threads for the LLM (default: all cores; fewer if the machine is busy).")
 @click.option("--models-dir", type=click.Path(file_okay=False), help="Where models are stored.")
 @click.option("--timezone", "timezone_name", metavar="TZ",
               help="IANA timezone for a new bank (naive times are read in it). Default UTC.")
 @click.version_option(package_name="ramem-local")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | None,
-        llm: str | None, models_dir: str | None, timezone_name: str | None) -> None:
+        llm: str | None, llm_threads: int | None, models_dir: str | None,
+        timezone_name: str | None) -> None:
     """ramem: an offline long-term memory that knows which episode a memory belongs to.
 
     \b
@@ -130,7 +134,8 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
     if db and bank:
         raise click.UsageError("give --db or --bank, not both")
     settings = load_settings(db=db, bank=bank, embedder=embedder, llm=llm,
-                             models_dir=models_dir, timezone=timezone_name)
+                             llm_threads=llm_threads, models_dir=models_dir,
+                             timezone=timezone_name)
     ctx.obj = Context(settings)
     ctx.call_on_close(ctx.obj.close)
 
@@ -207,7 +212,8 @@ def ingest(context: Context, file: Path | None, fmt: str, no_event_times: bool,
             )
     if memory.llm is not None:
         extraction = memory.extract(retry_failed=retry_failed, window_size=window,
-                                    overlap=overlap, max_tokens=max_tokens)
+                                    overlap=overlap, max_tokens=max_tokens,
+                                    progress=None if as_json else _echo_window)
         summary["extraction"] = extraction_summary(extraction)
         if not as_json:
             _echo_extraction(extraction)
@@ -234,10 +240,17 @@ def _ingest_with_progress(memory: Memory, file: Path, fmt: str, event_times: boo
             bar.__exit__(None, None, None)
 
 
+def _echo_window(window: Any) -> None:
+    outcome = window.status + (f" ({window.error})" if window.error else "")
+    click.echo(f"  window {window.index}/{window.total} of {window.conversation}: {outcome}, "
+               f"{window.memories_new} new memories", err=True)
+
+
 def extraction_summary(report: Any) -> dict:
     return {
         "windows_total": report.windows_total, "done": report.done, "failed": report.failed,
-        "skipped_done": report.skipped_done, "memories_new": report.memories_new,
+        "skipped_done": report.skipped_done, "skipped_failed": report.skipped_failed,
+        "memories_new": report.memories_new,
         "llm_calls": report.llm_calls, "tokens_in": report.tokens_in,
         "tokens_out": report.tokens_out, "seconds": round(report.seconds, 2),
         "failures": [{"window": w, "error": e} for w, e in report.failures],
@@ -253,6 +266,9 @@ def _echo_extraction(report: Any) -> None:
     )
     for window_id, error in report.failures[:10]:
         click.echo(f"  window {window_id} failed: {error}", err=True)
+    if report.skipped_failed:
+        click.echo(f"  {report.skipped_failed} window(s) failed in an earlier run and were not "
+                   "retried (--retry-failed)", err=True)
     if report.failed:
         click.echo("  failed windows keep their turns searchable; retry with --retry-failed",
                    err=True)
@@ -601,7 +617,8 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
     if settings.llm:
         from .runtime.loading import open_llm
 
-        llm = open_llm(settings.llm, resolve_models_dir(settings.models_dir, None))
+        llm = open_llm(settings.llm, resolve_models_dir(settings.models_dir, None),
+                       n_threads=settings.llm_threads)
     config = RetrievalEvalConfig(
         limit=limit,
         modes=("ramem", "baseline") if mode == "both" else (mode,),

@@ -23,6 +23,7 @@ ENVIRONMENT = {
     "models_dir": "RAMEM_MODELS_DIR",
     "embedder": "RAMEM_EMBEDDER",
     "llm": "RAMEM_LLM",
+    "llm_threads": "RAMEM_LLM_THREADS",
     "timezone": "RAMEM_TIMEZONE",
 }
 
@@ -38,6 +39,7 @@ class Settings:
     models_dir: str | None = None
     embedder: str | None = None  # registry name or model folder
     llm: str | None = None  # registry name or GGUF path
+    llm_threads: int | None = None  # None: every core
     timezone: str | None = None  # for new banks; existing banks keep theirs
     k: int = 10
     buffer_days: float = 5.0
@@ -85,5 +87,12 @@ def read_config_file(path: Path) -> dict[str, Any]:
 def load_settings(**flags: Any) -> Settings:
     """Defaults, then the config file, then the environment, then the given flags."""
     settings = Settings().with_overrides(**read_config_file(config_path()))
-    from_env = {key: os.environ[var] for key, var in ENVIRONMENT.items() if os.environ.get(var)}
+    from_env: dict[str, Any] = {
+        key: os.environ[var] for key, var in ENVIRONMENT.items() if os.environ.get(var)
+    }
+    if "llm_threads" in from_env:
+        try:
+            from_env["llm_threads"] = int(from_env["llm_threads"])
+        except ValueError:
+            raise ConfigError("RAMEM_LLM_THREADS must be a whole number") from None
     return settings.with_overrides(**from_env).with_overrides(**flags)

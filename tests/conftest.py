@@ -89,3 +89,17 @@ def pytest_runtest_makereport(item, call):
         reason = call.excinfo.value if call.excinfo else ""
         report.longrepr = f"real-model test skipped in CI: {reason}"
     return report
+
+
+@pytest.fixture(scope="session")
+def smollm():
+    """The real SmolLM2-135M GGUF (path in RAMEM_TEST_LLM), one thread, a small context."""
+    value = os.environ.get("RAMEM_TEST_LLM")
+    if not value:
+        pytest.skip("RAMEM_TEST_LLM is not set (path to SmolLM2-135M-Instruct.Q4_1.gguf)")
+    if not Path(value).is_file():
+        pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
+    from ramem_local.runtime.llm import LlamaRuntime
+
+    # One thread: on a 2-core machine that runs other work, two threads slowed calls 2-10x.
+    return LlamaRuntime(Path(value), n_ctx=2048, n_threads=1)

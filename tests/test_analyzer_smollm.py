@@ -3,9 +3,7 @@ proposes, the frame comes back and the time guard obeys the deterministic cue ru
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
@@ -26,15 +24,9 @@ REFERENCE = ts(2023, 6, 5)
 TIMELINE = TimeRange(ts(2023, 1, 10), ts(2023, 6, 2))
 
 
-@pytest.fixture(scope="module")
-def llm() -> LlamaRuntime:
-    value = os.environ.get("RAMEM_TEST_LLM")
-    if not value:
-        pytest.skip("RAMEM_TEST_LLM is not set (path to SmolLM2-135M-Instruct.Q4_1.gguf)")
-    if not Path(value).is_file():
-        pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    return LlamaRuntime(Path(value), n_ctx=2048, n_threads=1)
+@pytest.fixture
+def llm(smollm):
+    return smollm
 
 
 def analyze(llm: LlamaRuntime, question: str):

@@ -6,14 +6,12 @@ schema-valid, cited answer or an explicit abstention, never an exception or a fo
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
 from ramem_local.answer import NOT_IN_MEMORY, answer_schema, generate_answer
-from ramem_local.runtime.llm import LlamaRuntime, validate
+from ramem_local.runtime.llm import validate
 from ramem_local.types import DAY, Candidate, MemoryRecord, RecallFrame
 
 UTC = timezone.utc
@@ -74,15 +72,9 @@ CANDIDATES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def llm() -> LlamaRuntime:
-    value = os.environ.get("RAMEM_TEST_LLM")
-    if not value:
-        pytest.skip("RAMEM_TEST_LLM is not set (path to SmolLM2-135M-Instruct.Q4_1.gguf)")
-    if not Path(value).is_file():
-        pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    return LlamaRuntime(Path(value), n_ctx=2048, n_threads=1)
+@pytest.fixture
+def llm(smollm):
+    return smollm
 
 
 @pytest.mark.real_model

@@ -1,0 +1,289 @@
+"""The LLM ingest tier: windows → extraction → anchoring → embedding → one write per window.
+
+It runs after the no-LLM ingest, which has already stored every turn as a ``turn`` memory, so
+nothing depends on the model succeeding: a failed window keeps its turns retrievable, is
+recorded with its error, and is retried by ``retry_failed=True``. Re-running skips done windows.
+
+For each window the model call and the embedding happen outside any write transaction (a
+second process on the bank is not blocked for the length of a model call); then one transaction
+writes the window's memories, their provenance and vectors, and the window's status. An entry
+equal (after normalisation) to a memory already stored — typically the same fact seen again in
+the overlap of the next window — is not stored twice: its source turns are added to the
+existing memory's provenance.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import tzinfo
+
+import numpy as np
+
+from ..protocols import Embedder
+from ..runtime.llm import LLM
+from ..store import EmbedderFingerprint, Store
+from ..types import MemoryRecord, Turn
+from .extract import (
+    MAX_ERROR_CHARS,
+    PROMPT_VERSION,
+    EntryRejected,
+    anchor_entry,
+    dedup_key,
+    extract_window,
+    turn_labels,
+)
+from .windows import (
+    DEFAULT_OVERLAP,
+    DEFAULT_SIZE,
+    DONE,
+    FAILED,
+    ExtractionWindow,
+    ensure_windows,
+    window_turns,
+    windows_of,
+)
+
+DEFAULT_MAX_TOKENS = 1536
+
+
+@dataclass
+class WindowReport:
+    """What happened to one window in this run (passed to ``progress``)."""
+
+    window_id: int
+    conversation: str
+    index: int  # 1-based among the windows this run processes
+    total: int  # windows this run processes
+    turns: int
+    status: str
+    error: str | None
+    memories_new: int
+    memories_merged: int
+    entries: int
+    entries_rejected: int
+    llm_calls: int
+    split: bool
+    tokens_in: int
+    tokens_out: int
+    seconds: float
+
+
+@dataclass
+class ExtractionReport:
+    windows_total: int = 0  # windows of the conversations considered (this prompt version)
+    done: int = 0  # windows completed by this run
+    failed: int = 0  # windows that failed in this run
+    skipped_done: int = 0  # done before this run
+    skipped_failed: int = 0  # failed before and not retried (retry_failed=False)
+    not_processed: int = 0  # left pending (or failed) because of ``limit``
+    memories_new: int = 0
+    memories_merged: int = 0  # entries equal to a stored memory: provenance merged into it
+    entries_rejected: int = 0  # schema-valid entries that could not become memories
+    llm_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    seconds: float = 0.0
+    failures: list[tuple[int, str]] = field(default_factory=list)
+    windows: list[WindowReport] = field(default_factory=list)
+
+    @property
+    def tokens_per_second(self) -> float:
+        llm_seconds = sum(w.seconds for w in self.windows)
+        return self.tokens_out / llm_seconds if llm_seconds > 0 else 0.0
+
+
+@dataclass
+class _Conversation:
+    id: int
+    name: str
+    turns: list[Turn]
+    participants: list[str]
+    spans: dict[int, tuple[int, int]]
+
+
+def run_extraction(
+    store: Store,
+    llm: LLM,
+    embedder: Embedder | None,
+    *,
+    tz: tzinfo,
+    conversation_id: int | None = None,
+    retry_failed: bool = False,
+    window_size: int = DEFAULT_SIZE,
+    overlap: int = DEFAULT_OVERLAP,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    limit: int | None = None,
+    progress: Callable[[WindowReport], None] | None = None,
+) -> ExtractionReport:
+    """Extract memories from every pending window (and failed ones with ``retry_failed``).
+
+    Plans windows first (idempotent), then processes them in time order; ``limit`` caps how
+    many windows this run processes (the rest stay pending for the next run). Never raises for
+    what the model does; errors of the bank or the embedder propagate (the window being
+    processed then stays pending, everything before it is committed).
+    """
+    started = time.perf_counter()
+    report = ExtractionReport()
+    if embedder is not None:  # refuses an embedder other than the bank's (StoreError)
+        fp = embedder.fingerprint
+        store.bind_embedder(EmbedderFingerprint(fp["name"], int(fp["dimension"]), fp["sha256"]))
+    names = {c["id"]: c["name"] for c in store.conversations()}
+    if conversation_id is not None and conversation_id not in names:
+        raise ValueError(f"no conversation with id {conversation_id} in this bank")
+    ids = [conversation_id] if conversation_id is not None else list(names)
+
+    todo: list[tuple[_Conversation, ExtractionWindow]] = []
+    for cid in ids:
+        turns = store.conversation_turns(cid)
+        ensure_windows(store, cid, turns, prompt_version=PROMPT_VERSION, size=window_size,
+                       overlap=overlap)
+        conversation = _Conversation(cid, names[cid], turns, store.participants(cid),
+                                     store.turn_session_spans(cid))
+        for window in windows_of(store, cid, prompt_version=PROMPT_VERSION):
+            report.windows_total += 1
+            if window.status == DONE:
+                report.skipped_done += 1
+            elif window.status == FAILED and not retry_failed:
+                report.skipped_failed += 1
+            else:
+                todo.append((conversation, window))
+    if limit is not None:
+        report.not_processed = max(0, len(todo) - limit)
+        todo = todo[: max(0, limit)]
+
+    model = getattr(llm, "name", None) or type(llm).__name__
+    for index, (conversation, window) in enumerate(todo, start=1):
+        window_report = _process_window(store, llm, embedder, conversation, window, tz=tz,
+                                        max_tokens=max_tokens, model=model)
+        window_report.index, window_report.total = index, len(todo)
+        _account(report, window_report)
+        if progress is not None:
+            progress(window_report)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _process_window(
+    store: Store,
+    llm: LLM,
+    embedder: Embedder | None,
+    conversation: _Conversation,
+    window: ExtractionWindow,
+    *,
+    tz: tzinfo,
+    max_tokens: int,
+    model: str,
+) -> WindowReport:
+    turns = window_turns(window, conversation.turns)
+    entries: list[dict] = []
+    calls: list[dict] = []
+    split = False
+    if not turns:
+        error: str | None = "the window's turns are no longer in the bank"
+    else:
+        outcome = extract_window(llm, turns, max_tokens=max_tokens, tz=tz)
+        calls, split, error = outcome.calls, outcome.split, outcome.error
+        entries = outcome.entries or []
+    records, rejected = _anchor_all(entries, turns, conversation, tz)
+    if error is None and entries and not records:
+        error = f"no valid entry ({len(rejected)} rejected; first: {rejected[0]})"
+    vectors = None
+    if error is None and records and embedder is not None:
+        vectors = embedder.embed_documents([r.content for r in records])
+
+    result = WindowReport(
+        window_id=window.id, conversation=conversation.name, index=0, total=0,
+        turns=len(turns), status=FAILED if error else DONE,
+        error=error[:MAX_ERROR_CHARS] if error else None, memories_new=0, memories_merged=0,
+        entries=len(entries), entries_rejected=len(rejected), llm_calls=len(calls), split=split,
+        tokens_in=sum(c["tokens_in"] for c in calls),
+        tokens_out=sum(c["tokens_out"] for c in calls),
+        seconds=sum(c["ms"] for c in calls) / 1000,
+    )
+    with store.db:
+        if store.extraction_window_status(window.id) == DONE:  # another process finished it
+            result.status, result.error = "skipped", None
+            return result
+        if result.status == DONE:
+            _write_memories(store, conversation.id, window.id, records, vectors, result)
+        store.finish_extraction_window(window.id, status=result.status, error=result.error,
+                                       model=model)
+    return result
+
+
+def _anchor_all(
+    entries: Sequence[dict], turns: Sequence[Turn], conversation: _Conversation, tz: tzinfo
+) -> tuple[list[MemoryRecord], list[str]]:
+    """Memories from a window's entries, one per distinct content; and the rejection reasons."""
+    labels = turn_labels(turns)
+    by_key: dict[str, MemoryRecord] = {}
+    rejected: list[str] = []
+    for entry in entries:
+        try:
+            record = anchor_entry(entry, labels, conversation.spans, tz,
+                                  conversation=conversation.name,
+                                  participants=conversation.participants)
+        except EntryRejected as exc:
+            rejected.append(str(exc))
+            continue
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # off-schema data
+            rejected.append(f"unreadable entry ({type(exc).__name__}: {exc})")
+            continue
+        key = dedup_key(record.content)
+        if key in by_key:  # the same fact twice in one window: one memory, both citations
+            kept = by_key[key]
+            kept.source_turn_ids += [t for t in record.source_turn_ids
+                                     if t not in kept.source_turn_ids]
+            kept.source_turns += [t for t in record.source_turns if t not in kept.source_turns]
+            kept.session_start = min(kept.session_start, record.session_start)
+            kept.session_end = max(kept.session_end, record.session_end)
+        else:
+            by_key[key] = record
+    return list(by_key.values()), rejected
+
+
+def _write_memories(
+    store: Store,
+    conversation_id: int,
+    window_id: int,
+    records: Sequence[MemoryRecord],
+    vectors: np.ndarray | None,
+    result: WindowReport,
+) -> None:
+    new_ids: list[int] = []
+    new_vectors: list[np.ndarray] = []
+    for index, record in enumerate(records):
+        key = dedup_key(record.content)
+        memory_id = store.add_memory(record, key, conversation_id)
+        if memory_id is None:
+            existing = store.memory_id_for_dedup_key(conversation_id, key)
+            if existing is not None:
+                store.merge_memory_turns(existing, record.source_turn_ids)
+                result.memories_merged += 1
+            continue
+        store.set_memory_window(memory_id, window_id)
+        result.memories_new += 1
+        new_ids.append(memory_id)
+        if vectors is not None:
+            new_vectors.append(vectors[index])
+    if vectors is not None and new_ids:
+        store.add_vectors(new_ids, np.stack(new_vectors))
+
+
+def _account(report: ExtractionReport, window: WindowReport) -> None:
+    report.windows.append(window)
+    if window.status == DONE:
+        report.done += 1
+    elif window.status == FAILED:
+        report.failed += 1
+        report.failures.append((window.window_id, window.error or "failed"))
+    else:
+        report.skipped_done += 1
+    report.memories_new += window.memories_new
+    report.memories_merged += window.memories_merged
+    report.entries_rejected += window.entries_rejected
+    report.llm_calls += window.llm_calls
+    report.tokens_in += window.tokens_in
+    report.tokens_out += window.tokens_out
