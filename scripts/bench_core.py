@@ -42,8 +42,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         with Memory.open(Path(folder) / "bm25.db") as memory:
             report = memory.ingest(args.file)
-            rows.append(("ingest, no embedder", f"{report.turns_per_second:,.0f} turns/s "
-                                                f"({report.turns_new} turns, {report.seconds:.1f} s)"))
+            rows.append(("ingest, no embedder",
+                         f"{report.turns_per_second:,.0f} turns/s "
+                         f"({report.turns_new} turns, {report.seconds:.1f} s)"))
         with Memory.open(Path(folder) / "dense.db", embedder=embedder) as memory:
             report = memory.ingest(args.file)
             rows.append((f"ingest, {embedder.name}",

@@ -12,7 +12,10 @@ import pytest
 
 from ramem_local.text import words
 
-LOCOMO_DEV = Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo_dev.json"
+LOCOMO_DEV = Path(
+    os.environ.get("RAMEM_LOCOMO_DEV")
+    or Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo_dev.json"
+)
 
 
 class HashingEmbedder:
@@ -71,6 +74,8 @@ def minilm_dir() -> Path:
 @pytest.fixture
 def locomo_dev() -> Path:
     if not LOCOMO_DEV.is_file():
+        if os.environ.get("RAMEM_REQUIRE_REAL_MODELS") == "1":
+            pytest.fail(f"LoCoMo dev split not found at {LOCOMO_DEV} (required in CI)")
         pytest.skip(f"LoCoMo dev split not found at {LOCOMO_DEV}")
     return LOCOMO_DEV
 

@@ -32,8 +32,6 @@ from ramem_local.eval.metrics import (
 from ramem_local.ingest.formats import FormatError
 from ramem_local.types import DAY
 
-LOCOMO_DEV = Path("/work/shared/data/locomo/locomo_dev.json")
-
 # ---------------------------------------------------------------------------------------------
 # Evidence normalisation
 # ---------------------------------------------------------------------------------------------
@@ -153,9 +151,8 @@ def test_category_names() -> None:
     }
 
 
-@pytest.mark.skipif(not LOCOMO_DEV.exists(), reason=f"LoCoMo dev data absent: {LOCOMO_DEV}")
-def test_real_locomo_dev_questions() -> None:
-    questions, counts = load_questions_with_repairs(LOCOMO_DEV)
+def test_real_locomo_dev_questions(locomo_dev: Path) -> None:
+    questions, counts = load_questions_with_repairs(locomo_dev)
     every = [q for qs in questions.values() for q in qs]
     assert len(every) == 999
     assert sum(1 for q in every if q.category in (1, 2, 3, 4)) == 762

@@ -20,7 +20,6 @@ from ramem_local.ingest.formats import (
 )
 
 UTC = timezone.utc
-LOCOMO_DEV = Path("/work/shared/data/locomo/locomo_dev.json")
 
 
 def ts(*args: int, tz=UTC) -> int:
@@ -225,9 +224,8 @@ def test_locomo_sample_without_conversation_is_an_error(tmp_path: Path) -> None:
         read_locomo(_write_json(tmp_path, [{"sample_id": "x"}]))
 
 
-@pytest.mark.skipif(not LOCOMO_DEV.exists(), reason=f"LoCoMo dev data absent: {LOCOMO_DEV}")
-def test_real_locomo_dev_file() -> None:
-    conversations = read_conversations(LOCOMO_DEV)
+def test_real_locomo_dev_file(locomo_dev: Path) -> None:
+    conversations = read_conversations(locomo_dev)
     assert [c.name for c in conversations] == [
         "conv-26",
         "conv-30",
