@@ -19,7 +19,7 @@ from .recall.when import parse_when
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
 from .runtime.llm import LLM
 from .runtime.registry import resolve_models_dir
-from .store import EmbedderFingerprint, Store, StoreError
+from .store import EmbedderFingerprint, Store, StoreError, turn_key
 from .types import (
     DAY,
     Answer,
@@ -110,12 +110,10 @@ class Memory:
         )
         ingest_conversations(self.store, [parsed], embedder=self.embedder, tz=self.tz,
                              kind=JOURNAL)
-        row = self.store.db.execute(
-            "SELECT max(m.id) FROM memories m JOIN memory_turns mt ON mt.memory_id = m.id "
-            "JOIN turns t ON t.id = mt.turn_id WHERE t.text = ? AND t.timestamp = ?",
-            (text, timestamp),
-        ).fetchone()
-        return row[0]
+        memory_id = self.store.turn_memory_id(conversation, turn_key(turn))
+        if memory_id is None:  # pragma: no cover - ingest stores a memory for every new turn
+            raise StoreError(f"the entry was not stored in {conversation!r}")
+        return memory_id
 
     def ingest(
         self,

@@ -467,3 +467,12 @@ def test_written_dates_ground_to_that_day(day: date, reference: datetime):
     for text in (f"{day.day} {day:%B %Y}", f"{day:%B} {day.day}, {day.year}", day.isoformat()):
         [cue] = detect_cues(text, reference)
         assert cue.range == TimeRange(expected, expected + DAY), text
+
+
+def test_question_range_prefers_a_calendar_date_over_a_relative_cue():
+    reference = datetime(2022, 11, 10, tzinfo=timezone.utc)
+    cues = detect_cues("What did Joanna just finish last Friday on 23 January, 2022?", reference)
+    assert {c.rule for c in cues} >= {"weekday_last"}
+    chosen = question_range(cues)
+    assert chosen is not None
+    assert datetime.fromtimestamp(chosen.start, tz=timezone.utc).date().isoformat() == "2022-01-23"

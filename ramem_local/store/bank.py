@@ -397,6 +397,20 @@ class Store:
             for r in rows
         ]
 
+    def turn_memory_id(self, conversation: str, key: str) -> int | None:
+        """The turn memory (kind "turn") of the turn with this key, if stored."""
+        row = self.db.execute(
+            """
+            SELECT m.id FROM turns t
+            JOIN conversations c ON c.id = t.conversation_id
+            JOIN memory_turns mt ON mt.turn_id = t.id
+            JOIN memories m ON m.id = mt.memory_id AND m.kind = 'turn'
+            WHERE c.name = ? AND t.turn_key = ?
+            """,
+            (conversation, key),
+        ).fetchone()
+        return row[0] if row else None
+
     def turn_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM turns").fetchone()[0]
 
