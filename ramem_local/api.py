@@ -196,12 +196,17 @@ class Memory:
         mode: str = "ramem",
         buffer_days: float = DEFAULT_BUFFER_DAYS,
         conversation: str | None = None,
+        exclude_turns: bool = False,
         settings: RetrievalSettings | None = None,
     ) -> SearchResponse:
-        """Ranked memories for a question, episode-compatible ones first (``mode="ramem"``)."""
+        """Ranked memories for a question, episode-compatible ones first (``mode="ramem"``).
+
+        ``exclude_turns`` searches extracted memories only (turn memories stay stored).
+        """
         frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
                            conversation=conversation)
-        settings = settings or RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode)
+        settings = settings or RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode,
+                                                 exclude_turns=exclude_turns)
         return retrieve(self.store, self.embedder, frame, settings,
                         conversation_id=self._conversation_id(conversation))
 
@@ -214,6 +219,7 @@ class Memory:
         mode: str = "ramem",
         buffer_days: float = DEFAULT_BUFFER_DAYS,
         conversation: str | None = None,
+        exclude_turns: bool = False,
         char_budget: int = 6000,
     ) -> Answer:
         """Answer from memory, citing the memories used, or say "not in memory".
@@ -233,7 +239,8 @@ class Memory:
             )
             frame, analysis_call = outcome.frame, outcome.call
             analysis_ms = round((time.perf_counter() - started) * 1000, 2)
-        settings = RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode)
+        settings = RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode,
+                                     exclude_turns=exclude_turns)
         response = retrieve(self.store, self.embedder, frame, settings,
                             conversation_id=self._conversation_id(conversation))
         trace = response.trace

@@ -286,14 +286,17 @@ def _echo_extraction(report: Any) -> None:
 @click.option("--buffer-days", default=5.0, show_default=True, type=click.FloatRange(0, 365),
               help="Days added on each side of a question's time range.")
 @click.option("--conversation", help="Search one conversation only.")
+@click.option("--no-turns", "exclude_turns", is_flag=True,
+              help="Search extracted memories only (turn memories stay stored).")
 @json_option
 @pass_context
 def search(context: Context, question: str, k: int, as_of: str | None, mode: str,
-           buffer_days: float, conversation: str | None, as_json: bool) -> None:
+           buffer_days: float, conversation: str | None, exclude_turns: bool,
+           as_json: bool) -> None:
     """Find the memories that answer QUESTION, with their episode."""
     memory = context.memory(create=False, announce=True)
     response = memory.search(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
-                             conversation=conversation)
+                             conversation=conversation, exclude_turns=exclude_turns)
     tz = memory.tz
     if as_json:
         _echo_json({
@@ -323,17 +326,20 @@ def search(context: Context, question: str, k: int, as_of: str | None, mode: str
               show_default=True)
 @click.option("--buffer-days", default=5.0, show_default=True, type=click.FloatRange(0, 365))
 @click.option("--conversation", help="Ask about one conversation only.")
+@click.option("--no-turns", "exclude_turns", is_flag=True,
+              help="Search extracted memories only (turn memories stay stored).")
 @json_option
 @pass_context
 def ask(context: Context, question: str, k: int, as_of: str | None, mode: str,
-        buffer_days: float, conversation: str | None, as_json: bool) -> None:
+        buffer_days: float, conversation: str | None, exclude_turns: bool,
+        as_json: bool) -> None:
     """Answer QUESTION from memory, citing the memories used (needs --llm).
 
     Without --llm, prints the best evidence with its episode instead of an answer.
     """
     memory = context.memory(create=False, announce=True)
     answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
-                        conversation=conversation)
+                        conversation=conversation, exclude_turns=exclude_turns)
     tz = memory.tz
     if as_json:
         _echo_json(answer_dict(answer, tz))

@@ -595,3 +595,15 @@ def test_an_embedder_other_than_the_banks_is_refused_before_any_call(bank):
     with pytest.raises(StoreError, match="vectors come from"):
         run_extraction(bank.store, llm, HashingEmbedder(dimension=16), tz=UTC)
     assert llm.calls == []
+
+
+def test_search_can_leave_turn_memories_out_once_extracted_ones_exist(bank):
+    def reply(messages, schema, max_tokens):
+        return {"entries": [entry("Melanie ran a charity race for mental health.", "D2:2")]}
+
+    run_extraction(bank.store, ScriptedLLM([reply]), bank.embedder, tz=UTC)
+    everything = bank.search("charity race", k=5)
+    extracted_only = bank.search("charity race", k=5, exclude_turns=True)
+    assert {c.memory.kind for c in everything.results} == {"turn", "extracted"}
+    assert [c.memory.kind for c in extracted_only.results] == ["extracted"]
+    assert extracted_only.results[0].memory.source_turns == ["D2:2"]
