@@ -142,13 +142,7 @@ def is_abstention(text: str) -> bool:
 
 def call_record(stage: str, result: LLMResult) -> dict:
     """The per-call accounting kept in ``Trace.llm_calls``."""
-    return {
-        "stage": stage,
-        "tokens_in": result.tokens_in,
-        "tokens_out": result.tokens_out,
-        "ms": round(result.ms, 2),
-        "error": result.error,
-    }
+    return result.accounting(stage)
 
 
 def generate_answer(

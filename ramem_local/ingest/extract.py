@@ -220,8 +220,7 @@ def _one_call(
         error = "schema: reply has no entries list"
     if error is not None:
         error = error[:MAX_ERROR_CHARS]
-    calls.append({"tokens_in": result.tokens_in, "tokens_out": result.tokens_out,
-                  "ms": result.ms, "error": error})
+    calls.append({**result.accounting("extract"), "error": error})
     if error is not None:
         return None, error
     return list(result.data["entries"]), None

@@ -124,13 +124,7 @@ def analyze_question(
 
 
 def _call_record(result: LLMResult) -> dict:
-    return {
-        "stage": "analyze",
-        "tokens_in": result.tokens_in,
-        "tokens_out": result.tokens_out,
-        "ms": round(result.ms, 2),
-        "error": result.error,
-    }
+    return result.accounting("analyze")
 
 
 def _record(

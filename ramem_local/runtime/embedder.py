@@ -10,7 +10,6 @@ decide what is fed, never the model's name.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Sequence
@@ -21,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from .registry import sha256_file
+
 POOLING_MODES = ("mean", "cls", "last_token")
 DEFAULT_MAX_LENGTH = 512
-_CHUNK = 1 << 20
 _PAD_TOKEN_CANDIDATES = ("[PAD]", "<pad>", "<|endoftext|>", "</s>", "<|pad|>")
 _ONNX_DTYPES: dict[str, Any] = {
     "tensor(int64)": np.int64,
@@ -299,11 +299,7 @@ def _kv_hints(config: dict[str, Any]) -> dict[str, int]:
 
 @lru_cache(maxsize=16)
 def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return sha256_file(Path(path))
 
 
 def file_sha256(path: Path) -> str:

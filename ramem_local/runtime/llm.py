@@ -57,6 +57,16 @@ class LLMResult:
     def ok(self) -> bool:
         return self.error is None
 
+    def accounting(self, stage: str) -> dict:
+        """The per-call record kept in ``Trace.llm_calls`` and extraction reports."""
+        return {
+            "stage": stage,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "ms": round(self.ms, 2),
+            "error": self.error,
+        }
+
 
 @runtime_checkable
 class LLM(Protocol):
