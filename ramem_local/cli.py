@@ -433,6 +433,12 @@ def stats(context: Context, as_json: bool) -> None:
     if data["timeline"]:
         tl = data["timeline"]
         click.echo(f"timeline: {span_text(tl['start'], tl['end'], memory.tz)}")
+    windows = data["extraction_windows"]
+    if windows:
+        counts = ", ".join(f"{status} {windows[status]}" for status in sorted(windows))
+        click.echo(f"extraction windows: {counts}"
+                   + (" (retry with --llm M ingest --retry-failed)" if windows.get("failed")
+                      else ""))
 
 
 @cli.command()
