@@ -251,12 +251,6 @@ class Store:
         )
         return dict(rows)
 
-    def session_for_day(self, conversation_id: int, day_start: int) -> int:
-        """The journal's session for a calendar day (ordinal = day number), created on demand."""
-        ordinal = day_start // DAY
-        ids = self.add_sessions(conversation_id, [Session(ordinal=ordinal, start=day_start)])
-        return ids[ordinal]
-
     def _recompute_session_ends(self, conversation_id: int) -> None:
         """Each span ends at the next session's start; the last one at its start + 1 day.
 
@@ -377,25 +371,6 @@ class Store:
             'SELECT start, "end" FROM sessions WHERE id = ?', (session_id,)
         ).fetchone()
         return row[0], row[1]
-
-    def turns_without_memory(self, conversation_id: int) -> list[tuple[int, Turn]]:
-        rows = self.db.execute(
-            """
-            SELECT t.id, t.speaker, t.text, t.timestamp, s.ordinal, t.external_id, t.caption
-            FROM turns t JOIN sessions s ON s.id = t.session_id
-            WHERE t.conversation_id = ?
-              AND NOT EXISTS (
-                  SELECT 1 FROM memory_turns mt JOIN memories m ON m.id = mt.memory_id
-                  WHERE mt.turn_id = t.id AND m.kind = 'turn')
-            ORDER BY t.timestamp, t.id
-            """,
-            (conversation_id,),
-        )
-        return [
-            (r[0], Turn(speaker=r[1], text=r[2], timestamp=r[3], session_ordinal=r[4],
-                        external_id=r[5], caption=r[6], id=r[0]))
-            for r in rows
-        ]
 
     def turn_memory_id(self, conversation: str, key: str) -> int | None:
         """The turn memory (kind "turn") of the turn with this key, if stored."""
