@@ -67,16 +67,18 @@ class Memory:
         path, or an object with the ``LLM`` protocol; with it, ingest extracts memories and
         ``ask`` answers.
         """
+        notes: list[str] = []
+        # Models named by the caller load before the bank opens: a typo creates no bank file.
+        explicit = _load_explicit_embedder(embedder, models_dir)
+        language_model = _load_llm(llm, models_dir, llm_threads)
         store = Store.open(path, create=create)
         try:
             tz = _bank_timezone(store, timezone_name)
-            notes: list[str] = []
-            loaded = _load_embedder(store, embedder, models_dir, notes)
+            loaded = explicit or _load_recorded_embedder(store, models_dir, notes)
             if loaded is not None:
                 store.bind_embedder(_fingerprint(loaded))
                 if embedder is not None:
                     store.set_meta("embedder_source", _source_of(embedder, loaded))
-            language_model = _load_llm(llm, models_dir, llm_threads)
         except BaseException:
             store.close()
             raise
@@ -339,23 +341,28 @@ def _load_llm(requested: str | Path | LLM | None, models_dir: str | Path | None,
     return open_llm(str(requested), resolve_models_dir(models_dir, None), n_threads=threads)
 
 
-def _load_embedder(store: Store, requested: str | Path | Embedder | None,
-                   models_dir: str | Path | None, notes: list[str]) -> Embedder | None:
+def _load_explicit_embedder(requested: str | Path | Embedder | None,
+                            models_dir: str | Path | None) -> Embedder | None:
+    if requested is None or not isinstance(requested, str | Path):
+        return requested
+    from .runtime.loading import open_embedder
+
+    return open_embedder(str(requested), resolve_models_dir(models_dir, None))
+
+
+def _load_recorded_embedder(store: Store, models_dir: str | Path | None,
+                            notes: list[str]) -> Embedder | None:
+    """The embedder the bank was built with, when its files are still there."""
     from .runtime.embedder import EmbedderError
     from .runtime.loading import open_embedder
 
-    directory = resolve_models_dir(models_dir, None)
-    if requested is not None and not isinstance(requested, str | Path):
-        return requested
-    if requested is not None:
-        return open_embedder(str(requested), directory)
     recorded = store.get_meta("embedder_source")
     if recorded is None:
         if store.memory_count() > 0:
             notes.append("no embedder configured: retrieval is BM25 only")
         return None
     try:
-        return open_embedder(recorded, directory)
+        return open_embedder(recorded, resolve_models_dir(models_dir, None))
     except EmbedderError as exc:
         notes.append(f"the bank's embedder is unavailable ({exc}): retrieval is BM25 only")
         return None

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 from collections.abc import Callable
+from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,7 @@ import click
 from .api import Memory
 from .config import ConfigError, Settings, load_settings
 from .ingest.formats import FormatError
+from .recall.when import parse_when
 from .render import (
     answer_dict,
     candidate_dict,
@@ -55,6 +58,14 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename and exc.strerror:
         text = f"{exc.strerror}: {exc.filename}"
     return " ".join(text.split())
+
+
+def require_file(path: Path) -> None:
+    """Checked before the bank is opened, so a typo creates nothing."""
+    if path.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
+    if not path.is_file():
+        raise FileNotFoundError(errno.ENOENT, "no such file", str(path))
 
 
 class Context:
@@ -160,14 +171,15 @@ def init(context: Context) -> None:
 @pass_context
 def add(context: Context, text: str, at: str | None, speaker: str, conversation: str) -> None:
     """Add one journal entry TEXT."""
+    if at is not None:
+        parse_when(at, timezone.utc)  # a date that cannot be read creates no bank
     memory = context.memory()
     memory_id = memory.add(text, at=at, speaker=speaker, conversation=conversation)
     click.echo(f"added memory {memory_id}")
 
 
 @cli.command()
-@click.argument("file", required=False,
-                type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("file", required=False, type=click.Path(path_type=Path))
 @click.option("--format", "fmt", type=click.Choice(["auto", "locomo", "jsonl"]), default="auto",
               show_default=True,
               help="locomo: LoCoMo JSON; jsonl: one {speaker, text, timestamp, session?} per line.")
@@ -194,6 +206,8 @@ def ingest(context: Context, file: Path | None, fmt: str, no_event_times: bool,
     """
     if file is None and not retry_failed:
         raise click.UsageError("give a FILE to ingest (or --retry-failed with --llm)")
+    if file is not None:
+        require_file(file)
     memory = context.memory()
     summary: dict[str, Any] = {}
     if file is not None:
@@ -575,7 +589,7 @@ def eval_group() -> None:
 
 
 @eval_group.command(name="locomo")
-@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option("--mode", type=click.Choice(["ramem", "baseline", "both"]), default="both",
               show_default=True)
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
@@ -619,6 +633,7 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
     from .runtime.loading import open_embedder
     from .runtime.registry import resolve_models_dir
 
+    require_file(file)
     settings = context.settings
     embedder = None
     if settings.embedder:
