@@ -200,13 +200,15 @@ class Memory:
         conversation: str | None = None,
         exclude_turns: bool = False,
         settings: RetrievalSettings | None = None,
+        frame: RecallFrame | None = None,
     ) -> SearchResponse:
         """Ranked memories for a question, episode-compatible ones first (``mode="ramem"``).
 
-        ``exclude_turns`` searches extracted memories only (turn memories stay stored).
+        ``exclude_turns`` searches extracted memories only (turn memories stay stored);
+        ``frame`` replaces the deterministic recall frame (e.g. one merged with an analyzer's).
         """
-        frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
-                           conversation=conversation)
+        frame = frame or self.frame(question, as_of=as_of, buffer_days=buffer_days,
+                                    conversation=conversation)
         settings = settings or RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode,
                                                  exclude_turns=exclude_turns)
         return retrieve(self.store, self.embedder, frame, settings,
@@ -230,31 +232,28 @@ class Memory:
         """
         frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
                            conversation=conversation)
-        analysis_call = None
-        if self.llm is not None:
-            started = time.perf_counter()
-            conversation_id = self._conversation_id(conversation)
-            outcome = analyze_question(
-                self.llm, frame, tz=self.tz,
-                participants=self.store.participants(conversation_id),
-                timeline=self.store.timeline(conversation_id),
-            )
-            frame, analysis_call = outcome.frame, outcome.call
-            analysis_ms = round((time.perf_counter() - started) * 1000, 2)
-        settings = RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode,
-                                     exclude_turns=exclude_turns)
-        response = retrieve(self.store, self.embedder, frame, settings,
-                            conversation_id=self._conversation_id(conversation))
-        trace = response.trace
         if self.llm is None:
-            trace.notes.append("no LLM configured: showing the evidence instead of an answer")
+            response = self.search(question, k=k, mode=mode, conversation=conversation,
+                                   exclude_turns=exclude_turns, frame=frame)
+            response.trace.notes.append(
+                "no LLM configured: showing the evidence instead of an answer")
             return Answer(question=question, answer="", abstained=False,
                           reasoning="no LLM configured", citations=[],
-                          evidence=response.results, trace=trace)
-        trace.llm_calls.insert(0, analysis_call)
-        trace.timings_ms["analyze"] = analysis_ms
-        return generate_answer(self.llm, question, frame, response.results, self.tz,
-                               char_budget=char_budget, trace=trace)
+                          evidence=response.results, trace=response.trace)
+        started = time.perf_counter()
+        conversation_id = self._conversation_id(conversation)
+        outcome = analyze_question(
+            self.llm, frame, tz=self.tz,
+            participants=self.store.participants(conversation_id),
+            timeline=self.store.timeline(conversation_id),
+        )
+        analysis_ms = round((time.perf_counter() - started) * 1000, 2)
+        response = self.search(question, k=k, mode=mode, conversation=conversation,
+                               exclude_turns=exclude_turns, frame=outcome.frame)
+        response.trace.llm_calls.insert(0, outcome.call)
+        response.trace.timings_ms["analyze"] = analysis_ms
+        return generate_answer(self.llm, question, outcome.frame, response.results, self.tz,
+                               char_budget=char_budget, trace=response.trace)
 
     def reference_time(self, as_of: When | None, conversation_id: int | None = None) -> int:
         """``as_of``, else the bank's latest session start; a journal's reference is now."""

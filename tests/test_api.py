@@ -10,24 +10,11 @@ from pathlib import Path
 
 import apsw
 import pytest
+from fakes import ScriptedLLM
+from samples import JSONL_TURNS
 
 from ramem_local import Memory
 from ramem_local.store import StoreError
-
-JSONL_TURNS = [
-    {"speaker": "Ann", "text": "I adopted a grey cat called Pixel today.",
-     "timestamp": "2024-03-01T09:15:00", "id": "m-1"},
-    {"speaker": "Ben", "text": "Congratulations! Cats are great company, Ann.",
-     "timestamp": "2024-03-01T09:16:00", "id": "m-2"},
-    {"speaker": "Ann", "text": "Pixel already knocked a mug off the table.",
-     "timestamp": "2024-03-01T09:20:00", "id": "m-3"},
-    {"speaker": "Ben", "text": "I started learning to paint with oils this week.",
-     "timestamp": "2024-03-05T18:00:00", "id": "m-4"},
-    {"speaker": "Ann", "text": "Which painting are you working on first?",
-     "timestamp": "2024-03-05T18:02:00", "id": "m-5"},
-    {"speaker": "Ben", "text": "A portrait of my grandmother in her garden.",
-     "timestamp": "2024-03-05T18:05:00", "id": "m-6"},
-]
 
 
 def write_jsonl(path: Path, turns: list[dict]) -> Path:
@@ -284,3 +271,33 @@ def test_two_connections_one_ingests_while_the_other_searches(tmp_path, hashing_
     finally:
         writer.close()
         reader.close()
+
+
+def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_embedder, chat_file):
+    def analysis(messages, schema, max_tokens):
+        return {"need": "the name of Ann's cat", "time_start": None, "time_end": None,
+                "persons": ["Ann"], "locations": [], "entities": ["Pixel"], "topic": "pets",
+                "keywords": ["cat"], "queries": []}
+
+    def answer(messages, schema, max_tokens):
+        shown = schema["properties"]["citations"]["items"]["enum"]
+        return {"reasoning": "the first memory names the cat", "answer": "Pixel",
+                "citations": shown[:1]}
+
+    llm = ScriptedLLM([analysis, answer])
+    with Memory.open(tmp_path / "b.db", embedder=hashing_embedder, llm=llm) as memory:
+        memory.ingest(chat_file)
+        result = memory.ask("What is the name of Ann's cat?", k=3)
+    assert (result.answer, result.abstained) == ("Pixel", False)
+    assert result.citations and set(result.citations) <= {c.memory.id for c in result.evidence}
+    assert [call["stage"] for call in result.trace.llm_calls] == ["analyze", "answer"]
+    assert {"analyze", "answer", "sql"} <= set(result.trace.timings_ms)
+    assert result.trace.frame.keywords == ["cat"]
+
+
+def test_ask_without_llm_returns_the_evidence(tmp_path, hashing_embedder, chat_file):
+    with Memory.open(tmp_path / "b.db", embedder=hashing_embedder) as memory:
+        memory.ingest(chat_file)
+        result = memory.ask("What is the name of Ann's cat?", k=3)
+    assert result.answer == "" and not result.citations
+    assert any("Pixel" in c.memory.content for c in result.evidence)
