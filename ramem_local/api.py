@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -161,6 +162,33 @@ class Memory:
             conversation_id=self._conversation_id(conversation), retry_failed=retry_failed,
             window_size=window_size, overlap=overlap, max_tokens=max_tokens, progress=progress,
         )
+
+    def export(self, path: str | Path) -> int:
+        """Write every stored turn as JSONL that ``ingest`` reads back; returns the count.
+
+        Turns are the verbatim record (memories can be rebuilt from them): this is the backup
+        and the way to move a bank to another embedder or machine.
+        """
+        count = 0
+        target = Path(path)
+        partial = target.with_name(target.name + ".part")
+        with partial.open("w", encoding="utf-8") as handle:
+            for conversation, turn in self.store.all_turns():
+                row = {
+                    "conversation": conversation,
+                    "session": turn.session_ordinal,
+                    "speaker": turn.speaker,
+                    "text": turn.text,
+                    "timestamp": datetime.fromtimestamp(turn.timestamp, tz=self.tz).isoformat(),
+                }
+                if turn.external_id:
+                    row["id"] = turn.external_id
+                if turn.caption:
+                    row["caption"] = turn.caption
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+                count += 1
+        partial.replace(target)
+        return count
 
     def forget(self, memory_id: int) -> bool:
         return self.store.delete_memory(memory_id)

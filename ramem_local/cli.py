@@ -417,6 +417,15 @@ def show(context: Context, memory_id: int, as_json: bool) -> None:
 
 
 @cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@pass_context
+def export(context: Context, file: Path) -> None:
+    """Write every turn to FILE as JSONL (re-importable with `ramem ingest FILE`)."""
+    count = context.memory(create=False).export(file)
+    click.echo(f"exported {count} turns to {file}")
+
+
+@cli.command()
 @click.argument("memory_id", type=int)
 @pass_context
 def forget(context: Context, memory_id: int) -> None:

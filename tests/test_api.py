@@ -301,3 +301,36 @@ def test_ask_without_llm_returns_the_evidence(tmp_path, hashing_embedder, chat_f
         result = memory.ask("What is the name of Ann's cat?", k=3)
     assert result.answer == "" and not result.citations
     assert any("Pixel" in c.memory.content for c in result.evidence)
+
+
+def test_export_writes_turns_that_ingest_reads_back(tmp_path, hashing_embedder):
+    sample = {
+        "sample_id": "s1",
+        "conversation": {
+            "speaker_a": "Ann", "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ann", "dia_id": "D1:1", "text": "Look at my new bike!",
+                 "blip_caption": "a photo of a red bicycle"},
+                {"speaker": "Ben", "dia_id": "D1:2", "text": "Wow, so shiny."},
+            ],
+            "session_2_date_time": "10:00 am on 20 May, 2023",
+            "session_2": [{"speaker": "Ann", "dia_id": "D2:1", "text": "Rode it to work."}],
+        },
+    }
+    source = tmp_path / "chat.json"
+    source.write_text(json.dumps([sample]))
+    exported = tmp_path / "export.jsonl"
+    with Memory.open(tmp_path / "a.db", embedder=hashing_embedder) as first:
+        first.ingest(source)
+        first.add("Journal: bought a helmet", at="2023-05-21 08:00")
+        assert first.export(exported) == 4
+        original = sorted(first.store.all_turns(), key=lambda pair: pair[1].timestamp)
+    with Memory.open(tmp_path / "b.db", embedder=hashing_embedder) as second:
+        second.ingest(exported)
+        copied = sorted(second.store.all_turns(), key=lambda pair: pair[1].timestamp)
+        assert second.stats()["sessions"] == 3
+    strip = [(name, t.speaker, t.text, t.timestamp, t.external_id, t.caption)
+             for name, t in original]
+    assert strip == [(name, t.speaker, t.text, t.timestamp, t.external_id, t.caption)
+                     for name, t in copied]

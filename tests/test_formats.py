@@ -468,3 +468,12 @@ def test_non_utf8_file_is_a_format_error(tmp_path: Path) -> None:
     path.write_bytes(b'{"speaker": "Jos\xe9", "text": "x", "timestamp": 1}\n')
     with pytest.raises(FormatError, match="not UTF-8"):
         read_conversations(path)
+
+
+def test_jsonl_caption_is_kept_and_must_be_text(tmp_path: Path) -> None:
+    row = {"speaker": "A", "text": "look", "timestamp": "2024-01-01T10:00:00",
+           "caption": "a photo of a cat"}
+    [conversation] = read_jsonl(_write_jsonl(tmp_path, [row]), UTC, "chat")
+    assert conversation.turns[0].caption == "a photo of a cat"
+    with pytest.raises(FormatError, match="caption"):
+        read_jsonl(_write_jsonl(tmp_path, [{**row, "caption": 7}], name="bad.jsonl"), UTC, "c")

@@ -405,12 +405,16 @@ def _parse_jsonl_line(raw: str, number: int, path: Path, tz: tzinfo, default_nam
     session = _optional_label(obj, "session", fail)
     external_id = _optional_label(obj, "id", fail)
     conversation = _optional_label(obj, "conversation", fail) or default_name
+    caption = obj.get("caption")
+    if caption is not None and not isinstance(caption, str):
+        raise fail(f"'caption' must be a string, got {_short(caption)}")
     turn = Turn(
         speaker=speaker,
         text=text,
         timestamp=timestamp,
         session_ordinal=0,  # set once sessions are known
         external_id=external_id,
+        caption=caption or None,
     )
     return _Line(number, conversation, session, turn)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -664,6 +664,12 @@ class Store:
                 turn.external_id = r[5]
             turns.append(turn)
         return turns
+
+    def all_turns(self) -> Iterator[tuple[str, Turn]]:
+        """(conversation name, turn) for every stored turn, conversation by conversation."""
+        for conversation in self.conversations():
+            for turn in self.conversation_turns(conversation["id"]):
+                yield conversation["name"], turn
 
     def turn_session_spans(self, conversation_id: int) -> dict[int, tuple[int, int]]:
         """turn id -> the span ``(start, end)`` of the turn's session."""
