@@ -118,7 +118,7 @@ def json_option(func: Callable) -> Callable:
 @click.option("--llm", metavar="NAME|FILE",
               help="Local LLM (registry name or .gguf file): extraction at ingest, answers in ask.")
 @click.option("--llm-threads", type=click.IntRange(1, 256), metavar="N",
-              help="CPU threads for the LLM (default: all cores; fewer if the machine is busy).")
+              help="CPU threads for the LLM (default: physical cores; fewer on a busy machine).")
 @click.option("--models-dir", type=click.Path(file_okay=False), help="Where models are stored.")
 @click.option("--timezone", "timezone_name", metavar="TZ",
               help="IANA timezone for a new bank (naive times are read in it). Default UTC.")

@@ -39,7 +39,7 @@ class Settings:
     models_dir: str | None = None
     embedder: str | None = None  # registry name or model folder
     llm: str | None = None  # registry name or GGUF path
-    llm_threads: int | None = None  # None: every core
+    llm_threads: int | None = None  # None: the physical cores
     timezone: str | None = None  # for new banks; existing banks keep theirs
     k: int = 10
     buffer_days: float = 5.0

@@ -346,3 +346,15 @@ def test_count_tokens_and_model_cache(runtime):
     assert 0 < runtime.count_tokens("hello") < runtime.count_tokens("hello there, old friend")
     again = LlamaRuntime(runtime.model_path, n_ctx=2048)
     assert again._model is runtime._model  # loaded once per process
+
+
+def test_physical_cores_counts_cores_not_hyperthreads(monkeypatch, tmp_path):
+    from ramem_local.runtime import llm as runtime
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("".join(
+        f"processor\t: {n}\nphysical id\t: 0\ncore id\t\t: {n % 4}\n\n" for n in range(8)))
+    real_path = runtime.Path
+    monkeypatch.setattr(runtime, "Path", lambda p: cpuinfo if p == "/proc/cpuinfo" else
+                        real_path(p))
+    assert runtime.physical_cores() == 4

@@ -501,7 +501,7 @@ class LlamaRuntime:
         self.thinking = thinking
         self.repeat_penalty = repeat_penalty
         self.reuse_prefix = reuse_prefix
-        threads = n_threads or os.cpu_count() or 4
+        threads = n_threads or physical_cores()
         self._model = _load(self.model_path, n_ctx, threads, seed, chat_format, verbose)
 
     def count_tokens(self, text: str) -> int:
@@ -543,6 +543,29 @@ class LlamaRuntime:
         if not accepted:
             raise ValueError(f"llama.cpp refused the grammar (a bound above {MAX_BOUND}?)")
         return grammar
+
+
+def physical_cores() -> int:
+    """Physical CPU cores (llama.cpp gains nothing from hyper-threads and slows down on them).
+
+    Read from /proc/cpuinfo's (physical id, core id) pairs on Linux; elsewhere half the
+    logical CPUs, at least one.
+    """
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        text = ""
+    cores: set[tuple[str, str]] = set()
+    physical = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "physical id":
+            physical = value.strip()
+        elif key.strip() == "core id":
+            cores.add((physical, value.strip()))
+    if cores:
+        return len(cores)
+    return max(1, (os.cpu_count() or 2) // 2)
 
 
 def prepare_messages(messages: list[dict], thinking: str) -> list[dict]:
