@@ -110,6 +110,29 @@ def json_option(func: Callable) -> Callable:
     )
 
 
+def question_options(func: Callable) -> Callable:
+    """The options search and ask share: reference time, mode, buffer, scope, output."""
+    options = [
+        click.option("--as-of", metavar="WHEN",
+                     help="Reference time for 'last week' etc. Default: the bank's latest "
+                          "session."),
+        click.option("--mode", type=click.Choice(["ramem", "baseline"]), default="ramem",
+                     show_default=True,
+                     help="ramem: episode-compatible memories first; baseline: content "
+                          "relevance only."),
+        click.option("--buffer-days", default=5.0, show_default=True,
+                     type=click.FloatRange(0, 365),
+                     help="Days added on each side of a question's time range."),
+        click.option("--conversation", help="Only this conversation."),
+        click.option("--no-turns", "exclude_turns", is_flag=True,
+                     help="Extracted memories only (turn memories stay stored)."),
+        json_option,
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
 @click.group(cls=RamemGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--db", type=click.Path(dir_okay=False), help="Bank file (one SQLite file).")
 @click.option("--bank", help="Named bank in the user data folder (default: 'default').")
@@ -292,17 +315,7 @@ def _echo_extraction(report: Any) -> None:
 @click.argument("question")
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000),
               help="How many memories to return.")
-@click.option("--as-of", metavar="WHEN",
-              help="Reference time for 'last week' etc. Default: the bank's latest session.")
-@click.option("--mode", type=click.Choice(["ramem", "baseline"]), default="ramem",
-              show_default=True,
-              help="ramem: episode-compatible memories first; baseline: content relevance only.")
-@click.option("--buffer-days", default=5.0, show_default=True, type=click.FloatRange(0, 365),
-              help="Days added on each side of a question's time range.")
-@click.option("--conversation", help="Search one conversation only.")
-@click.option("--no-turns", "exclude_turns", is_flag=True,
-              help="Search extracted memories only (turn memories stay stored).")
-@json_option
+@question_options
 @pass_context
 def search(context: Context, question: str, k: int, as_of: str | None, mode: str,
            buffer_days: float, conversation: str | None, exclude_turns: bool,
@@ -334,15 +347,7 @@ def search(context: Context, question: str, k: int, as_of: str | None, mode: str
 @click.argument("question")
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
               help="How many memories the answerer may see.")
-@click.option("--as-of", metavar="WHEN",
-              help="Reference time for 'last week' etc. Default: the bank's latest session.")
-@click.option("--mode", type=click.Choice(["ramem", "baseline"]), default="ramem",
-              show_default=True)
-@click.option("--buffer-days", default=5.0, show_default=True, type=click.FloatRange(0, 365))
-@click.option("--conversation", help="Ask about one conversation only.")
-@click.option("--no-turns", "exclude_turns", is_flag=True,
-              help="Search extracted memories only (turn memories stay stored).")
-@json_option
+@question_options
 @pass_context
 def ask(context: Context, question: str, k: int, as_of: str | None, mode: str,
         buffer_days: float, conversation: str | None, exclude_turns: bool,
