@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ramem_local.recall import detect_cues, has_temporal_cue, question_range
-from ramem_local.recall.timecues import _find
+from ramem_local.recall.timecues import DIRECTIONS, _find, is_recent_cue, recent_window
 from ramem_local.types import DAY, TimeCue, TimeRange
 
 UTC = timezone.utc
@@ -224,6 +224,17 @@ GROUNDED = [
     ("ever since last summer", THU, "since", "2022-06-01", "2023-05-25"),
     ("until last week", THU, "until", "2013-05-25", "2023-05-21"),
     ("before Christmas", JAN3, "before", "2014-01-03", "2023-12-24"),
+    # the state up to a date: as "until", X included
+    ("How long has Tim been playing the piano, as of December 2023?", JAN3, "as_of",
+     "2014-01-03", "2023-12-31"),
+    ("How many tournaments has Nate won by July 10, 2022?", THU, "by",
+     "2013-05-25", "2022-07-10"),
+    ("as of today", THU, "as_of", "2013-05-25", "2023-05-25"),
+    ("by next week", THU, "by", "2013-05-25", "2023-06-04"),
+    ("by the end of 2022", THU, "by", "2013-05-25", "2022-12-31"),
+    ("by summer 2022", THU, "by", "2013-05-25", "2022-08-31"),
+    ("by Christmas", JAN3, "holiday", "2023-12-25", "2023-12-25"),  # not a "by" cue
+    ("By 2020 she had moved twice", THU, "by", "2013-05-25", "2020-12-31"),
     # between two anchors
     ("between May 1 and May 8, 2023", THU, "between", "2023-05-01", "2023-05-08"),
     ("from May to July 2022", THU, "between", "2022-05-01", "2022-07-31"),
@@ -276,6 +287,8 @@ VAGUE = [
     "not long ago",
     "in the past",
     "That was years ago.",
+    "I've been so busy as of late",
+    "Of late, I read more.",
 ]
 
 NO_CUE = [
@@ -306,6 +319,14 @@ NO_CUE = [
     "I'm playing Cyberpunk in the afternoon",
     "The empire's fall of power",
     "in may",
+    "By the way, how are you?",
+    "a painting by Caroline",
+    "We went by car",
+    "Stand by me",
+    "I'm feeling inspired by autumn",
+    "a mural inspired by the summer",
+    "as of now",
+    "a lot of late nights",
     "",
 ]
 
@@ -476,3 +497,172 @@ def test_question_range_prefers_a_calendar_date_over_a_relative_cue():
     chosen = question_range(cues)
     assert chosen is not None
     assert datetime.fromtimestamp(chosen.start, tz=timezone.utc).date().isoformat() == "2022-01-23"
+
+
+# Direction: which occurrence a recurring cue means (reference Thursday 2023-05-25 unless noted).
+APR23 = datetime(2023, 4, 23, 12, 0, tzinfo=UTC)  # Sunday; Apr 8 and May 8 are 15 days away
+
+DIRECTED = [
+    # text, reference, rule, past, future, nearest (each: first and last day)
+    ("in June", THU, "month", ("2022-06-01", "2022-06-30"), ("2023-06-01", "2023-06-30"),
+     ("2023-06-01", "2023-06-30")),
+    ("in May", THU, "month", ("2023-05-01", "2023-05-31"), ("2023-05-01", "2023-05-31"),
+     ("2023-05-01", "2023-05-31")),
+    ("in April", THU, "month", ("2023-04-01", "2023-04-30"), ("2024-04-01", "2024-04-30"),
+     ("2023-04-01", "2023-04-30")),
+    ("in December", JAN3, "month", ("2023-12-01", "2023-12-31"), ("2024-12-01", "2024-12-31"),
+     ("2023-12-01", "2023-12-31")),
+    ("on Saturday", THU, "weekday", ("2023-05-20", "2023-05-20"), ("2023-05-27", "2023-05-27"),
+     ("2023-05-27", "2023-05-27")),
+    ("on Tuesday", THU, "weekday", ("2023-05-23", "2023-05-23"), ("2023-05-30", "2023-05-30"),
+     ("2023-05-23", "2023-05-23")),
+    ("on Thursday", THU, "weekday", ("2023-05-25", "2023-05-25"), ("2023-05-25", "2023-05-25"),
+     ("2023-05-25", "2023-05-25")),
+    ("on Monday", THU, "weekday", ("2023-05-22", "2023-05-22"), ("2023-05-29", "2023-05-29"),
+     ("2023-05-22", "2023-05-22")),
+    ("on Sunday", THU, "weekday", ("2023-05-21", "2023-05-21"), ("2023-05-28", "2023-05-28"),
+     ("2023-05-28", "2023-05-28")),
+    ("May 7", THU, "month_day", ("2023-05-07", "2023-05-07"), ("2024-05-07", "2024-05-07"),
+     ("2023-05-07", "2023-05-07")),
+    ("on 28 May", THU, "day_month", ("2022-05-28", "2022-05-28"), ("2023-05-28", "2023-05-28"),
+     ("2023-05-28", "2023-05-28")),
+    ("on Feb 29", THU, "month_day", ("2020-02-29", "2020-02-29"), ("2024-02-29", "2024-02-29"),
+     ("2024-02-29", "2024-02-29")),
+    ("December 31", JAN3, "month_day", ("2023-12-31", "2023-12-31"),
+     ("2024-12-31", "2024-12-31"), ("2023-12-31", "2023-12-31")),
+    ("May 8-10", THU, "date_span", ("2023-05-08", "2023-05-10"), ("2024-05-08", "2024-05-10"),
+     ("2023-05-08", "2023-05-10")),
+    ("on the 8th.", THU, "day_of_month", ("2023-05-08", "2023-05-08"),
+     ("2023-06-08", "2023-06-08"), ("2023-06-08", "2023-06-08")),
+    ("on the 8th.", APR23, "day_of_month", ("2023-04-08", "2023-04-08"),
+     ("2023-05-08", "2023-05-08"), ("2023-04-08", "2023-04-08")),  # a tie goes to the past
+    ("on the 31st.", THU, "day_of_month", ("2023-03-31", "2023-03-31"),
+     ("2023-05-31", "2023-05-31"), ("2023-05-31", "2023-05-31")),
+    ("in the summer", THU, "season", ("2022-06-01", "2022-08-31"), ("2023-06-01", "2023-08-31"),
+     ("2023-06-01", "2023-08-31")),
+    ("in the spring", THU, "season", ("2023-03-01", "2023-05-31"), ("2023-03-01", "2023-05-31"),
+     ("2023-03-01", "2023-05-31")),
+    ("in the winter", THU, "season", ("2022-12-01", "2023-02-28"), ("2023-12-01", "2024-02-29"),
+     ("2022-12-01", "2023-02-28")),
+    ("at Christmas", THU, "holiday", ("2022-12-25", "2022-12-25"), ("2023-12-25", "2023-12-25"),
+     ("2022-12-25", "2022-12-25")),
+    ("for Halloween", THU, "holiday", ("2022-10-31", "2022-10-31"),
+     ("2023-10-31", "2023-10-31"), ("2023-10-31", "2023-10-31")),
+    ("on Thanksgiving", THU, "holiday", ("2022-11-24", "2022-11-24"),
+     ("2023-11-23", "2023-11-23"), ("2022-11-24", "2022-11-24")),  # 182 days either way
+    ("over the weekend", THU, "weekend", ("2023-05-20", "2023-05-21"),
+     ("2023-05-27", "2023-05-28"), ("2023-05-27", "2023-05-28")),
+    ("over the weekend", MON, "weekend", ("2023-05-20", "2023-05-21"),
+     ("2023-05-27", "2023-05-28"), ("2023-05-20", "2023-05-21")),
+    ("over the weekend", SUN, "weekend", ("2023-05-27", "2023-05-28"),
+     ("2023-05-27", "2023-05-28"), ("2023-05-27", "2023-05-28")),
+    ("late June", THU, "month_part", ("2022-06-21", "2022-06-30"), ("2023-06-21", "2023-06-30"),
+     ("2023-06-21", "2023-06-30")),
+    ("early May", THU, "month_part", ("2023-05-01", "2023-05-10"), ("2024-05-01", "2024-05-10"),
+     ("2023-05-01", "2023-05-10")),
+    # an anchor follows the direction, except after "since" (X has begun)
+    ("before June", THU, "before", ("2013-05-25", "2022-05-31"), ("2013-05-25", "2023-05-31"),
+     ("2013-05-25", "2023-05-31")),
+    ("until Saturday", THU, "until", ("2013-05-25", "2023-05-20"),
+     ("2013-05-25", "2023-05-27"), ("2013-05-25", "2023-05-27")),
+    ("since Saturday", THU, "since", ("2023-05-20", "2023-05-25"),
+     ("2023-05-20", "2023-05-25"), ("2023-05-20", "2023-05-25")),
+    ("ever since June", THU, "since", ("2022-06-01", "2023-05-25"),
+     ("2022-06-01", "2023-05-25"), ("2022-06-01", "2023-05-25")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "reference", "rule", "past", "future", "nearest"), DIRECTED)
+def test_direction_picks_the_occurrence(text, reference, rule, past, future, nearest):
+    expected = {"past": past, "future": future, "nearest": nearest}
+    for direction in DIRECTIONS:
+        [cue] = detect_cues(text, reference, direction=direction)
+        assert (cue.rule, cue.range) == (rule, days(*expected[direction])), direction
+    assert detect_cues(text, reference) == detect_cues(text, reference, direction="past")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["last Friday", "next Friday", "this Sunday", "2 days ago", "8 May 2023", "tomorrow",
+     "yesterday", "last summer", "next May", "this weekend", "next weekend", "in 2022",
+     "the week before 9 June 2023", "as of December 2023", "Christmas 2022", "last Christmas",
+     "on the 8th of last month", "past week", "early 2023", "a few days ago", "recently"],
+)  # fmt: skip
+def test_explicit_cues_ignore_the_direction(text: str):
+    for reference in (THU, SAT, MON, JAN3):
+        grounded = {tuple(detect_cues(text, reference, direction=d)) for d in DIRECTIONS}
+        assert len(grounded) == 1, text
+
+
+def test_unknown_direction_is_refused():
+    with pytest.raises(ValueError, match="direction"):
+        detect_cues("in June", THU, direction="backwards")
+    with pytest.raises(ValueError, match="direction"):
+        detect_cues("no cue here", THU, direction="")
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=sentences, reference=references)
+def test_directions_find_the_same_cues(text: str, reference: datetime):
+    by_direction = {d: detect_cues(text, reference, direction=d) for d in DIRECTIONS}
+    shapes = {tuple((c.text, c.rule, c.span) for c in cues) for cues in by_direction.values()}
+    assert len(shapes) == 1
+    for cues in by_direction.values():
+        for cue in cues:
+            assert cue.range is None or cue.range.start <= cue.range.end
+
+
+def test_as_of_and_by_start_at_the_timeline_start():
+    timeline = TimeRange(midnight("2023-01-15") + 10 * 3600, midnight("2024-03-01"))
+    question = "How long has Tim been playing the piano, as of December 2023?"
+    [as_of] = detect_cues(question, JAN3, timeline)
+    [by] = detect_cues("How many tournaments has Nate won by July 10, 2023?", JAN3, timeline)
+    assert as_of.rule == "as_of" and as_of.text == "as of December 2023"
+    assert as_of.range == TimeRange(midnight("2023-01-15"), midnight("2024-01-01"))
+    assert by.range == TimeRange(midnight("2023-01-15"), midnight("2023-07-11"))
+
+
+def test_as_of_late_is_vague_but_as_of_late_may_is_a_range():
+    [vague] = detect_cues("as of late", THU)
+    [late_may] = detect_cues("as of late May", THU)
+    assert (vague.rule, vague.range) == ("vague", None)
+    assert (late_may.rule, late_may.range) == ("as_of", days("2013-05-25", "2023-05-31"))
+
+
+# Recently: vague, not grounded, but a window for the recall frame to use.
+
+RECENT = ["recently", "lately", "these days", "Nowadays", "as of late", "of late.",
+          "in recent weeks", "in recent months", "in recent days"]  # fmt: skip
+NOT_RECENT = ["the other day", "a while ago", "in recent years", "not long ago", "years ago",
+              "in the past", "last week", "yesterday", "in June"]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", RECENT)
+def test_recent_cues_stay_vague_and_are_recognised(text: str):
+    [cue] = detect_cues(text, THU)
+    assert (cue.rule, cue.range) == ("vague", None)
+    assert is_recent_cue(cue)
+
+
+@pytest.mark.parametrize("text", NOT_RECENT)
+def test_other_cues_are_not_recent(text: str):
+    [cue] = detect_cues(text, THU)
+    assert not is_recent_cue(cue)
+
+
+def test_recent_window_is_the_days_before_the_reference_day_and_that_day():
+    assert recent_window(THU) == days("2023-04-25", "2023-05-25")
+    assert recent_window(THU, days=7) == days("2023-05-18", "2023-05-25")
+    assert recent_window(THU, days=0) == days("2023-05-25", "2023-05-25")
+    assert recent_window(MAR1, days=1) == days("2023-02-28", "2023-03-01")
+    assert recent_window(THU.replace(tzinfo=None)) == recent_window(THU)
+    with pytest.raises(ValueError):
+        recent_window(THU, days=-1)
+
+
+def test_recent_window_cuts_days_in_the_reference_timezone():
+    pacific = timezone(timedelta(hours=-7))
+    reference = datetime(2023, 5, 25, 22, 0, tzinfo=pacific)  # 2023-05-26 05:00 UTC
+    window = recent_window(reference, days=2)
+    assert window.start == int(datetime(2023, 5, 23, tzinfo=pacific).timestamp())
+    assert window.end == int(datetime(2023, 5, 26, tzinfo=pacific).timestamp())

@@ -1,12 +1,42 @@
-"""Anchoring: a memory's episode (session span, event time, persons) from its source turns."""
+"""Anchoring: a memory's episode (session span, event time, persons) from its source turns.
+
+Event time is read from what was said, relative to when it was said. A recurring time cue ("in
+June", "on Saturday", "at Christmas", see ``timecues``) does not say which occurrence it means;
+a question means the most recent one, but a turn may report ("On Saturday we hiked the ridge",
+written on a Monday: the Saturday before) or plan ("I'm signing up for a first-aid course in
+June", said in May: the coming June). ``tense_direction`` reads the tense of the clause around
+each cue (its sentence, cut at ", and", ", but", "but", ...: ``clause_around``) from explicit
+markers:
+
+========= ===========================================================================
+direction markers
+========= ===========================================================================
+future    will, shall, won't, 'll, going to, gonna, plan(s)/planning to/on, about to,
+          can't/cannot wait, look(ing) forward to, hope/want/intend to, wanna,
+          would/'d like/love to, decide(d) to, sign(ed/ing) up, register(ed) for,
+          booked, scheduled, tickets for/to, upcoming, soon (not "as soon as"), next
+          (not "next to"), the present progressive (am/is/are/'m/'re [+ subject]
+          + -ing: "we're going camping", "are you coming"; 's + going, coming, ...)
+past      was, were, did, had (and their n't forms), have/has/'ve/'s been, ago, last,
+          common irregular past forms (went, saw, met, got -- not "have got" --, took,
+          ...) and the past forms of common regular verbs (visited, hiked, played, ...)
+nearest   no marker, or a past and a future marker equally near
+========= ===========================================================================
+
+The marker nearest to the cue (in characters, either side) decides; markers inside the cue
+itself ("the last weekend of May", "next Friday") are part of the time expression, not of the
+tense, and do not count. Cues that say their direction ("last Friday", "next Friday", "2 days
+ago", full dates, "tomorrow") are grounded the same whatever the tense.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from ..recall.timecues import detect_cues
-from ..types import MemoryRecord, TimeRange, Turn
+from ..types import MemoryRecord, TimeCue, TimeRange, Turn
 
 DAY = 86_400
 # Event ranges wider than this say little about *which* episode a memory belongs to ("this
@@ -31,16 +61,132 @@ def mentioned_persons(text: str, speaker: str, participants: Sequence[str]) -> l
     return persons
 
 
-def ground_event_time(text: str, said_at: int, tz: tzinfo) -> TimeRange | None:
-    """The narrowest time the text refers to, relative to when it was said.
+_APOS = "['\u2019]"
+_NOT_PROGRESSIVE = (
+    r"(?:some|any|no|every)?thing|morning|evening|spring|during|ceiling|wedding|building"
+    r"|feeling|string|sibling|darling|pudding|king|ring|sing|bring|wing|sting|swing"
+    r"|amazing|interesting|exciting|boring|relaxing|inspiring|surprising|challenging"
+    r"|rewarding|refreshing|stunning|charming|encouraging|fascinating|overwhelming|annoying"
+    r"|confusing|disappointing|frustrating|terrifying|touching|heartwarming|calming|soothing"
+    r"|amusing|entertaining|promising|thrilling|satisfying|fulfilling|humbling|missing"
+)
+_FUTURE_MARKERS = re.compile(
+    r"\b(?:will|shall|gonna|wanna|upcoming|booked|scheduled)\b"
+    rf"|\bwon{_APOS}t\b|{_APOS}ll\b"
+    r"|\bsoon\b(?!\s+as\b)|\bnext\b(?!\s+to\b)"
+    r"|\b(?:going|about)\s+to\b"
+    r"|\bplan(?:s|ning)?\s+(?:to|on)\b"
+    rf"|\bcan(?:not|{_APOS}t|\s+not)\s+wait\b"
+    r"|\blook(?:s|ing)?\s+forward\s+to\b"
+    r"|\b(?:hopes?|hoping|wants?|intend(?:s|ing)?|decide[sd]?)\s+to\b"
+    rf"|(?:\bwould|{_APOS}d)\s+(?:like|love)\s+to\b"
+    r"|\bsign(?:s|ed|ing)?\s+up\b|\bregister(?:s|ed|ing)?\s+for\b"
+    r"|\btickets?\s+(?:to|for)\b"
+    rf"|(?:\b(?:am|are|is)|{_APOS}(?:m|re))\s+(?:(?:i|you|we|they|he|she|it)\s+)?"
+    rf"(?!(?:{_NOT_PROGRESSIVE})\b)[a-z]{{2,}}ing\b"
+    rf"|{_APOS}s\s+(?:going|coming|leaving|heading|moving|flying|visiting|hosting|starting)\b",
+    re.IGNORECASE,
+)
+_IRREGULAR_PAST = (
+    "went came saw met ran ate drank bought found left told said felt thought began won lost "
+    "spent wrote sang swam flew drove rode slept kept brought caught taught sent built held sat "
+    "stood heard paid knew became grew threw wore broke chose forgot fell took gave made hung "
+    "fought sold led"
+)
+_REGULAR_PAST = (
+    "visited started finished played walked hiked traveled travelled attended joined watched "
+    "celebrated tried moved painted cooked baked learned learnt helped opened stayed talked "
+    "called enjoyed launched completed graduated hosted organized organised performed "
+    "volunteered adopted picked climbed camped explored listened danced practiced practised "
+    "recorded released received shared posted created designed raced competed happened showed "
+    "returned arrived spotted noticed tasted loved liked missed worked studied wanted needed "
+    "passed ended stopped dropped planted cleaned fixed checked asked looked married reached "
+    "toured surprised crashed injured"
+)
+_PAST_MARKERS = re.compile(
+    rf"\b(?:was|were|did|had)(?:n{_APOS}t)?\b|\b(?:ago|last)\b"
+    rf"|(?:\b(?:have|has)|{_APOS}(?:ve|s))\s+been\b"
+    rf"|(?<!{_APOS}ve\s)(?<!{_APOS}s\s)(?<!have\s)(?<!has\s)\bgot\b"
+    r"|\b(?:" + "|".join(sorted(set((_IRREGULAR_PAST + " " + _REGULAR_PAST).split()))) + r")\b"
+    rf"(?!{_APOS}t\b)",  # "won't" is not "won"
+    re.IGNORECASE,
+)
+_CLAUSE_BOUNDARY = re.compile(
+    r"[.!?;]+(?=\s|$)|\n"
+    r"|,\s*(?:and|but|so|then|while|whereas|although|though|because)\b"
+    r"|\b(?:but|whereas|although|though)\b",
+    re.IGNORECASE,
+)
 
-    "I ran a charity race last Saturday" said on Thursday 2023-05-25 → Saturday 2023-05-20.
-    Returns None when the text has no grounded cue, or only cues wider than MAX_EVENT_DAYS.
+
+def clause_around(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """The character span of the clause containing ``span``: from the last boundary before it
+    to the first one after it. Boundaries: ".", "!", "?", ";" before a space or the end, a
+    newline, a comma + conjunction (", and", ", but", ", so", ", then", ", while", ...), and
+    "but", "whereas", "although", "though" ("and" alone joins too much to split on)."""
+    start, end = 0, len(text)
+    for boundary in _CLAUSE_BOUNDARY.finditer(text):
+        if boundary.end() <= span[0]:
+            start = boundary.end()
+        elif boundary.start() >= span[1]:
+            end = boundary.start()
+            break
+    return start, end
+
+
+def tense_direction(text: str, span: tuple[int, int] | None = None) -> str:
+    """Which way the time cue at ``span`` of ``text`` points: "future", "past" or "nearest".
+
+    The clause is the one around ``span`` (``clause_around``); the marker in it nearest to
+    ``span`` decides (see the module docstring). No marker, or a future and a past marker at
+    the same distance, gives "nearest". Without ``span`` the whole text is read and every
+    marker counts alike: only future markers -> "future", only past ones -> "past", both or
+    none -> "nearest".
+    """
+    cue = (len(text), len(text)) if span is None else span
+    start, end = (0, len(text)) if span is None else clause_around(text, span)
+    gaps: dict[str, int] = {}  # direction -> distance of its nearest marker to the cue
+    for direction, markers in (("future", _FUTURE_MARKERS), ("past", _PAST_MARKERS)):
+        for marker in markers.finditer(text, start, end):
+            if marker.start() < cue[1] and cue[0] < marker.end():
+                continue  # inside the cue: part of the time expression, not of the tense
+            gap = 0 if span is None else max(cue[0] - marker.end(), marker.start() - cue[1], 0)
+            gaps[direction] = min(gap, gaps.get(direction, gap))
+    if not gaps or gaps.get("future") == gaps.get("past"):
+        return "nearest"
+    return min(gaps, key=lambda direction: gaps[direction])
+
+
+def event_cues(text: str, said_at: int, tz: tzinfo) -> list[TimeCue]:
+    """The time cues of ``text``, each grounded relative to ``said_at`` in the direction of its
+    own clause's tense ("in June" said in May 2024: June 2023 in "we went to Rome in June",
+    June 2024 in "we're going to Rome in June", the nearer June with no tense to go by).
+
+    Detection does not depend on the direction, so the cues of each direction line up one to
+    one; ``detect_cues`` runs once per direction needed.
     """
     reference = datetime.fromtimestamp(said_at, tz=tz)
+    by_direction = {"past": detect_cues(text, reference)}
+    chosen = []
+    for index, cue in enumerate(by_direction["past"]):
+        direction = tense_direction(text, cue.span)
+        if direction not in by_direction:
+            by_direction[direction] = detect_cues(text, reference, direction=direction)
+        chosen.append(by_direction[direction][index])
+    return chosen
+
+
+def ground_event_time(text: str, said_at: int, tz: tzinfo) -> TimeRange | None:
+    """The narrowest time the text refers to, relative to when it was said and in the
+    direction of its tense (``event_cues``).
+
+    "I ran a charity race last Saturday" said on Thursday 2023-05-25 → Saturday 2023-05-20;
+    "We're going camping on Saturday" said on Wednesday 2024-05-08 → Saturday 2024-05-11.
+    Returns None when the text has no grounded cue, or only cues wider than MAX_EVENT_DAYS.
+    """
     grounded = [
         cue.range
-        for cue in detect_cues(text, reference)
+        for cue in event_cues(text, said_at, tz)
         if cue.range is not None and cue.range.end - cue.range.start <= MAX_EVENT_DAYS * DAY
     ]
     if not grounded:

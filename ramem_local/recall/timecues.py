@@ -9,6 +9,27 @@ is exactly ``bool(detect_cues(text, any_reference))``.
 Examples below are grounded against Thursday 2023-05-25. Weeks run Monday to Sunday; a weekend
 is Saturday and Sunday. "Most recent" means on or before the reference day.
 
+Direction. The rules marked (d) below name a recurring time without saying which occurrence
+("in June", "May 7", "on the 8th", "on Saturday", "in the summer", "at Christmas", "over the
+weekend"). ``detect_cues(..., direction=...)`` picks it:
+
+* ``past`` (the default; questions ask about what happened): the most recent occurrence, the
+  one that started on or before the reference day (one containing it counts), as in the table;
+* ``future`` (plans: "I'm signing up for a course in June"): the first occurrence not over by
+  the reference day (one containing it counts): "in June" said 2024-05-10 -> June 2024, "on
+  Saturday" said Wednesday 2024-05-08 -> Saturday 2024-05-11;
+* ``nearest`` (a statement with no tense to go by): the occurrence containing the reference day,
+  else the closer of the past and the future one, in days from the reference day to its nearest
+  day; a tie goes to the past one.
+
+Explicit cues ("last Friday", "next Friday", "2 days ago", full dates, "tomorrow") ignore the
+direction. An anchor of a composite rule is grounded in the same direction ("before June" said
+in May with ``future`` ends where the coming June starts), except the anchor of "since", which
+is always ``past`` ("since June" said in May: since last June). ``month_part`` without a year keeps
+its ``past`` rule (the part of the most recent such month, the current month counting); with
+``future`` or ``nearest`` the part itself is directed ("early May" said on May 25 with
+``future`` -> early May of next year).
+
 Rules (``TimeCue.rule``):
 
 =========================== ================================== ==================================
@@ -20,9 +41,9 @@ date_iso                    2023-05-08, 2023/05/08             that day
 date_numeric                05/08/2023, 5/8/23                 US month/day/year; day/month when
                                                                the first number cannot be a month;
                                                                two-digit years: 00-69 -> 20xx
-day_month / month_day       7 May, 7th of May, May 7           most recent such day
-date_span                   May 8-10, 8-10 May 2023            those days
-day_of_month                on the 8th, the 8th of last month  most recent 8th (or that month's)
+day_month / month_day (d)   7 May, 7th of May, May 7           most recent such day
+date_span (d without year)  May 8-10, 8-10 May 2023            those days
+day_of_month (d when bare)  on the 8th, the 8th of last month  most recent 8th (or that month's)
 month_year                  May 2023, May, 2023, May of 2023   the month
 month_of_rel_year           March of last year, May this year  the month in that year
 month_last/this/next        last May / this May / next May     last: most recent May strictly
@@ -30,9 +51,9 @@ month_last/this/next        last May / this May / next May     last: most recent
                                                                May of the reference year; next:
                                                                the first May after the reference
                                                                month
-month                       in May, during March, of June      most recent such month (the current
+month (d)                   in May, during March, of June      most recent such month (the current
                                                                month counts)
-month_part                  early May 2023, mid-May,           early/beginning/start 1-10,
+month_part (d without year) early May 2023, mid-May,           early/beginning/start 1-10,
                             late March, end of June            mid/middle 11-20, late/end 21-last,
                                                                first half 1-15, second half 16-last
 year_part                   early 2023, the end of 2022        thirds: Jan-Apr, May-Aug, Sep-Dec;
@@ -51,10 +72,10 @@ season_last/this/next       last summer, this winter           last: the most re
                                                                this: the reference year's (winter:
                                                                the one containing Jan/Feb);
                                                                next: the first one starting after
-season                      in the spring, over the summer     most recent season that started on
+season (d)                  in the spring, over the summer     most recent season that started on
                                                                or before the reference day
 holiday_year / holiday_rel  Christmas 2022, last Halloween     fixed-date holidays (Christmas
-holiday                     on/at/for/over Christmas           Eve/Day, New Year's Eve/Day,
+holiday (d)                 on/at/for/over Christmas           Eve/Day, New Year's Eve/Day,
                                                                Halloween, Valentine's Day, July 4,
                                                                Thanksgiving = 4th Thursday of Nov);
                                                                bare: most recent; last: strictly
@@ -62,7 +83,7 @@ holiday                     on/at/for/over Christmas           Eve/Day, New Year
 weekday_last                last Saturday                      most recent strictly before today
 weekday_this                this Monday                        that day of the current week
 weekday_next                next Friday                        first one strictly after today
-weekday                     Tuesday, on Tuesday                most recent (today if Tuesday)
+weekday (d)                 Tuesday, on Tuesday                most recent (today if Tuesday)
 today                       today, tonight, this morning       today
 yesterday / last_night      yesterday, last night              the day before the reference
 day_before_yesterday        the day before yesterday           two days before
@@ -73,7 +94,7 @@ week/weekend/month/year_    this week, last month, next year,  the calendar peri
                                                                of last week; "next weekend" = the
                                                                weekend of next week)
 period_before_last          the week before last               two periods back
-weekend                     over/on/at the weekend             most recent Saturday-Sunday whose
+weekend (d)                 over/on/at the weekend             most recent Saturday-Sunday whose
                                                                Saturday is on or before today
                                                                ("plans for the weekend": no cue)
 past_n_units / past_unit    the past 3 days, past week,        the N days/weeks/months/years
@@ -108,13 +129,21 @@ before / after / since /    before June 2023, after May 8,     half-open ranges 
                                                                timeline end); since X -> [X start,
                                                                timeline end); until X -> [timeline
                                                                start, X end) (X included)
+as_of / by                  as of December 2023,               the state up to X, as until X:
+                            by July 10, 2022, by next week     [timeline start, X end); "by" needs
+                                                               an anchor ("by the way", "by car",
+                                                               "by Caroline": no cue) other than
+                                                               a bare season or holiday
+                                                               ("inspired by autumn": no cue;
+                                                               "by Christmas": the holiday)
 between                     between May and July 2023,         from the first anchor's start to
                             from 8 May to 12 May 2023          the second's end; a year on the
                                                                second anchor also dates the first
 vague                       recently, lately, these days,      detected, range None
-                            nowadays, a while ago, the other
-                            day, long ago, in the past, years
-                            ago
+                            nowadays, (as) of late, a while    (``is_recent_cue`` tells the ones
+                            ago, the other day, long ago, in   meaning "recently";
+                            the past, years ago                ``recent_window(reference, days)``
+                                                               is a window for them)
 =========================== ================================== ==================================
 
 Decisions:
@@ -148,7 +177,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
 from ..types import TimeCue, TimeRange
@@ -160,6 +189,8 @@ Acceptor = Callable[[re.Match[str]], bool]
 
 _FLAGS = re.IGNORECASE | re.ASCII
 _DAY = timedelta(days=1)
+# Which occurrence a recurring cue ("in June", "on Saturday") means; see the module docstring.
+DIRECTIONS = ("past", "future", "nearest")
 
 _MONTH_NUMBERS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
@@ -236,9 +267,10 @@ _FAMILY_WORDS = {
              "years"},
     "ago": {"ago"},
     "open": {"before", "after", "since", "until", "till", "prior", "up"},
+    "deadline": {"by", "as"},
     "between": {"between", "from"},
     "vague": {"recently", "lately", "these", "nowadays", "while", "other", "long", "past",
-              "recent", "then", "day", "time"},
+              "recent", "then", "day", "time", "late"},
     "part": {"early", "mid", "late", "beginning", "start", "middle", "end", "first", "second",
              "earlier", "later"},
     "rel": {"last", "this", "next", "past", "previous", "coming"},
@@ -261,6 +293,7 @@ class _Context:
     tz: tzinfo
     lo: date
     hi: date
+    direction: str = "past"
 
 
 @dataclass(frozen=True)
@@ -272,6 +305,7 @@ class _Rule:
     accept: Acceptor | None = None
     combine: Combiner | None = None
     joiner: re.Pattern[str] | None = None
+    refuses: frozenset[str] = frozenset()  # anchor rules a composite does not take
 
     def accepts(self, match: re.Match[str]) -> bool:
         return self.accept is None or self.accept(match)
@@ -393,11 +427,46 @@ def _recent_month_year(today: date, month: int) -> int:
     return today.year if month <= today.month else today.year - 1
 
 
-def _recent_day(today: date, month: int, day: int) -> date:
-    for year in range(today.year, today.year - 9, -1):
-        if day <= _days_in_month(year, month) and date(year, month, day) <= today:
-            return date(year, month, day)
-    raise ValueError(f"no {month}/{day} before {today}")
+def _directed(ctx: _Context, occurrence: Callable[[int], Days], around: int, reach: int) -> Days:
+    """The occurrence of a recurring time (a yearless date, a bare month, a weekday, ...) that
+    the context's direction asks for.
+
+    ``occurrence(k)`` is the k-th occurrence (k a year, a month index or a week offset), later
+    for a larger k; ``around - reach .. around + reach`` must cover the reference day. An
+    occurrence the calendar cannot hold (Feb 29 of 2023, the year 10000) raises and is skipped.
+
+    * past: the latest one that started on or before the reference day (one containing it
+      counts);
+    * future: the first one not over by the reference day (one containing it counts);
+    * nearest: the one containing the reference day, else the closer of those two, counted in
+      days from the reference day to its nearest day; a tie goes to the past one.
+    """
+    today = ctx.today
+    past: Days | None = None
+    future: Days | None = None
+    for k in range(around - reach, around + reach + 1):
+        try:
+            days = occurrence(k)
+        except (ValueError, OverflowError):
+            continue
+        if days[0] <= today:
+            past = days
+        if future is None and days[1] > today:
+            future = days
+    if ctx.direction == "past" or (ctx.direction == "nearest" and future is None):
+        chosen = past
+    elif ctx.direction == "future" or past is None:
+        chosen = future
+    elif past[1] > today:
+        chosen = past
+    else:
+        assert future is not None
+        past_gap = (today - past[1]).days + 1
+        future_gap = (future[0] - today).days
+        chosen = future if future_gap < past_gap else past
+    if chosen is None:
+        raise ValueError(f"no occurrence {ctx.direction} of {today}")
+    return chosen
 
 
 def _saturday_on_or_after(day: date) -> date:
@@ -622,11 +691,15 @@ def _ground_numeric(match: re.Match[str], ctx: _Context) -> Days | None:
 )
 def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
     month, first, last = _month(match), int(match.group("day")), int(match.group("day2"))
+    length = timedelta(days=last - first + 1)
     if match.group("year"):
         start = date(int(match.group("year")), month, first)
-    else:
-        start = _recent_day(ctx.today, month, first)
-    return start, start + timedelta(days=last - first + 1)
+        return start, start + length
+
+    def span_in(year: int) -> Days:
+        return date(year, month, first), date(year, month, first) + length
+
+    return _directed(ctx, span_in, ctx.today.year, 8)
 
 
 @_rule(
@@ -644,7 +717,8 @@ def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
     anchor=True,
 )
 def _ground_yearless_date(match: re.Match[str], ctx: _Context) -> Days:
-    return _single_day(_recent_day(ctx.today, _month(match), int(match.group("day"))))
+    month, day = _month(match), int(match.group("day"))
+    return _directed(ctx, lambda year: _single_day(date(year, month, day)), ctx.today.year, 8)
 
 
 @_rule(
@@ -661,13 +735,7 @@ def _ground_day_of_month(match: re.Match[str], ctx: _Context) -> Days:
         first = _add_months(ctx.today.replace(day=1), offset)
         return _single_day(first.replace(day=min(day, _days_in_month(first.year, first.month))))
     first = ctx.today.replace(day=1)
-    for back in range(13):
-        month_start = _add_months(first, -back)
-        if day <= _days_in_month(month_start.year, month_start.month):
-            candidate = month_start.replace(day=day)
-            if candidate <= ctx.today:
-                return _single_day(candidate)
-    raise ValueError("no such day of month")
+    return _directed(ctx, lambda k: _single_day(_add_months(first, k).replace(day=day)), 0, 13)
 
 
 # Months.
@@ -716,7 +784,7 @@ def _ground_month_rel(match: re.Match[str], ctx: _Context) -> Days:
 @_rule("month", MON, "month", accept=_month_word_ok, anchor=True, detect=False)
 def _ground_month(match: re.Match[str], ctx: _Context) -> Days:
     month = _month(match)
-    return _month_range(_recent_month_year(ctx.today, month), month)
+    return _directed(ctx, lambda year: _month_range(year, month), ctx.today.year, 1)
 
 
 @_rule(
@@ -727,10 +795,14 @@ def _ground_month(match: re.Match[str], ctx: _Context) -> Days:
     anchor=True,
 )
 def _ground_month_part(match: re.Match[str], ctx: _Context) -> Days:
-    month = _month(match)
+    month, part = _month(match), _normal_part(match)
     year = match.group("year")
-    whole = _month_range(int(year) if year else _recent_month_year(ctx.today, month), month)
-    return _part_of(whole, "month", _normal_part(match))
+    if year or ctx.direction == "past":
+        whole = _month_range(int(year) if year else _recent_month_year(ctx.today, month), month)
+        return _part_of(whole, "month", part)
+    return _directed(
+        ctx, lambda y: _part_of(_month_range(y, month), "month", part), ctx.today.year, 1
+    )
 
 
 # Years and decades.
@@ -836,11 +908,8 @@ def _ground_season_rel(match: re.Match[str], ctx: _Context) -> Days:
 )
 @_rule("season", r"(?:the\s+)?" + SEASON, "season", anchor=True, detect=False)
 def _ground_season(match: re.Match[str], ctx: _Context) -> Days:
-    season, today = _season_word(match), ctx.today
-    for year in range(today.year, today.year - 2, -1):
-        if _season_range(season, year)[0] <= today:
-            return _season_range(season, year)
-    raise ValueError("no such season")
+    season = _season_word(match)
+    return _directed(ctx, lambda year: _season_range(season, year), ctx.today.year, 1)
 
 
 # Holidays.
@@ -895,9 +964,8 @@ def _ground_holiday_rel(match: re.Match[str], ctx: _Context) -> Days:
 )
 @_rule("holiday", r"\b" + HOLIDAY, "holiday", accept=_holiday_ok, anchor=True, detect=False)
 def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
-    name, today = _holiday(match), ctx.today
-    day = _holiday_date(name, today.year)
-    return _single_day(day if day <= today else _holiday_date(name, today.year - 1))
+    name = _holiday(match)
+    return _directed(ctx, lambda year: _single_day(_holiday_date(name, year)), ctx.today.year, 1)
 
 
 # Weekdays and day words.
@@ -921,8 +989,10 @@ def _ground_weekday_rel(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule("weekday", r"\b" + WD, "weekday", anchor=True)
 def _ground_weekday(match: re.Match[str], ctx: _Context) -> Days:
-    weekday, today = _WEEKDAYS.index(match.group("wd").lower()), ctx.today
-    return _single_day(today - timedelta(days=(today.weekday() - weekday) % 7))
+    weekday, monday = _WEEKDAYS.index(match.group("wd").lower()), _week_start(ctx.today)
+    return _directed(
+        ctx, lambda week: _single_day(monday + timedelta(days=7 * week + weekday)), 0, 1
+    )
 
 
 def _day_offset(offset: int) -> Grounder:
@@ -973,8 +1043,13 @@ def _ground_period_before_last(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule("weekend", r"\b(?:over|during|on|at)\s+the\s+weekend\b", "unit")
 def _ground_the_weekend(match: re.Match[str], ctx: _Context) -> Days:
-    saturday = ctx.today - timedelta(days=(ctx.today.weekday() - 5) % 7)
-    return saturday, saturday + timedelta(days=2)
+    first_saturday = _week_start(ctx.today) + timedelta(days=5)
+
+    def weekend(week: int) -> Days:
+        saturday = first_saturday + timedelta(days=7 * week)
+        return saturday, saturday + timedelta(days=2)
+
+    return _directed(ctx, weekend, 0, 1)
 
 
 _PAST = r"\b(?:the\s+(?:past|last|previous)|past)\s+"
@@ -1040,6 +1115,7 @@ def _ground_n_units_ago(match: re.Match[str], ctx: _Context) -> Days:
     r"|the\s+other\s+day|not\s+(?:so\s+|too\s+)?long\s+ago|a\s+long\s+time\s+ago"
     r"|(?<!how\s)long\s+ago|some\s+time\s+ago|in\s+recent\s+(?:days|weeks|months|years)"
     r"|back\s+then|back\s+in\s+the\s+day"
+    r"|as\s+of\s+late|of\s+late(?=\s*(?:[.,;:!?)]|$))"
     r"|in\s+the\s+past(?!\s+(?:\w+\s+){0,2}(?:day|week|month|year)s?\b))\b",
     "vague",
     vague=True,
@@ -1061,9 +1137,10 @@ Anchor = tuple[_Rule, "re.Match[str]"]
 
 
 def _composite(
-    name: str, prefix: str, needs: str, *, joiner: str | None = None
+    name: str, prefix: str, needs: str, *, joiner: str | None = None, refuses: str = ""
 ) -> Callable[[Combiner], Combiner]:
-    """Register a rule whose match continues with an anchor (two when ``joiner`` is given)."""
+    """Register a rule whose match continues with an anchor (two when ``joiner`` is given);
+    ``refuses`` names anchor rules that cannot complete it."""
 
     def register(combine: Combiner) -> Combiner:
         _RULES.append(
@@ -1074,6 +1151,7 @@ def _composite(
                 None,
                 combine=combine,
                 joiner=None if joiner is None else re.compile(joiner, _FLAGS),
+                refuses=frozenset(refuses.split()),
             )
         )
         return combine
@@ -1097,6 +1175,8 @@ def _complete(
 ) -> tuple[Anchor, ...] | None:
     """The anchors that complete a composite rule's keyword match, or None."""
     text = match.string
+    if composite.refuses:
+        rules = [rule for rule in rules if rule.name not in composite.refuses]
     firsts = _anchors_at(text, match.end(), rules)
     if composite.joiner is None:
         return (firsts[0],) if firsts else None
@@ -1208,6 +1288,18 @@ def _combine_open(match: re.Match[str], anchors: list[Days], ctx: _Context) -> D
     return min(ctx.lo, start), end
 
 
+@_composite("as_of", r"\bas\s+of\s+", "deadline")
+@_composite("by", r"\bby\s+", "deadline", refuses="season holiday")
+def _combine_deadline(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    """The state up to the anchor X, X included, as "until X": "as of X", "by X".
+
+    "by" is also the passive's preposition: it takes no bare season or holiday ("inspired by
+    autumn" is no cue; "by Christmas" stays the holiday cue).
+    """
+    start, end = anchors[0]
+    return min(ctx.lo, start), end
+
+
 @_composite(
     "between",
     r"\b(?:between|from)\s+",
@@ -1267,16 +1359,18 @@ def _without_overlaps(found: list[_Found]) -> list[_Found]:
     return chosen
 
 
-def _context(reference: datetime, timeline: TimeRange | None) -> _Context:
+def _context(reference: datetime, timeline: TimeRange | None, direction: str) -> _Context:
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
     tz = reference.tzinfo or timezone.utc
     now = reference if reference.tzinfo else reference.replace(tzinfo=tz)
     today = now.date()
     if timeline is None:
-        return _Context(now, today, tz, _add_months(today, -120), today + _DAY)
+        return _Context(now, today, tz, _add_months(today, -120), today + _DAY, direction)
     lo = datetime.fromtimestamp(timeline.start, tz)
     hi = datetime.fromtimestamp(timeline.end, tz)
     hi_day = hi.date() if hi.time() == datetime.min.time() else hi.date() + _DAY
-    return _Context(now, today, tz, lo.date(), hi_day)
+    return _Context(now, today, tz, lo.date(), hi_day, direction)
 
 
 def _timestamp(day: date, tz: tzinfo) -> int:
@@ -1301,6 +1395,8 @@ def _ground(found: _Found, ctx: _Context) -> Days | None:
     rule = found.rule
     if rule.combine is None:
         return None if rule.ground is None else rule.ground(found.match, ctx)
+    if rule.name_for(found.match) == "since":
+        ctx = replace(ctx, direction="past")  # "since X": X has begun, whatever the tense
     anchors = _ground_anchors(found.anchors, ctx)
     return None if anchors is None else rule.combine(found.match, anchors, ctx)
 
@@ -1324,18 +1420,28 @@ def _to_cue(found: _Found, text: str, ctx: _Context) -> TimeCue:
     )
 
 
-def detect_cues(text: str, reference: datetime, timeline: TimeRange | None = None) -> list[TimeCue]:
+def detect_cues(
+    text: str,
+    reference: datetime,
+    timeline: TimeRange | None = None,
+    *,
+    direction: str = "past",
+) -> list[TimeCue]:
     """All temporal expressions in ``text``, in text order, grounded relative to ``reference``.
 
     ``reference`` should be timezone-aware (naive is read as UTC); day boundaries are midnights
     in its timezone. Vague cues ("recently") come back with ``range=None``. ``timeline`` (the
     bank's first session start .. last session end) bounds the open side of "before/after/
-    since/until" ranges; without it the bounds are reference - 10 years .. the reference day.
+    since/until/by/as of" ranges; without it the bounds are reference - 10 years .. the
+    reference day. ``direction`` (one of ``DIRECTIONS``) says which occurrence the recurring
+    cues mean ("in June", "on Saturday", "at Christmas", ...; see the module docstring):
+    "past" (questions), "future" (plans) or "nearest". Detection does not depend on it, so
+    the cues of one text line up one to one whatever the direction.
     """
+    ctx = _context(reference, timeline, direction)
     found = _find(text)
     if not found:
         return []
-    ctx = _context(reference, timeline)
     return [_to_cue(item, text, ctx) for item in found]
 
 
@@ -1351,6 +1457,37 @@ RELATIVE_RULES = frozenset({
     "n_units_ago", "period_before_last", "weekday", "weekend", "month_of_rel_year",
     "season_of_rel_year",
 })
+
+
+_RECENT_CUE = re.compile(
+    r"recently|lately|these\s+days|nowadays|(?:as\s+)?of\s+late"
+    r"|in\s+recent\s+(?:days|weeks|months)",
+    _FLAGS,
+)
+
+
+def is_recent_cue(cue: TimeCue) -> bool:
+    """Whether ``cue`` is a vague cue meaning "recently": recently, lately, these days,
+    nowadays, (as) of late, in recent days/weeks/months.
+
+    These stay ungrounded (``range=None``); a caller that wants a window reads them with
+    ``recent_window``. "in recent years", "the other day", "not long ago", "a while ago" are
+    vague but not "recent" in this sense (their scale is not a month).
+    """
+    return cue.rule == "vague" and _RECENT_CUE.fullmatch(cue.text) is not None
+
+
+def recent_window(reference: datetime, days: int = 30) -> TimeRange:
+    """The ``days`` whole days before the reference day, plus the reference day.
+
+    Day boundaries are midnights in ``reference``'s timezone (naive is read as UTC), as in
+    ``detect_cues``: ``recent_window(Thursday 2023-05-25 14:00)`` is [2023-04-25, 2023-05-26).
+    """
+    if days < 0:
+        raise ValueError(f"days must be >= 0, not {days}")
+    tz = reference.tzinfo or timezone.utc
+    today = (reference if reference.tzinfo else reference.replace(tzinfo=tz)).date()
+    return TimeRange(_timestamp(today - timedelta(days=days), tz), _timestamp(today + _DAY, tz))
 
 
 def is_relative(cue: TimeCue) -> bool:

@@ -1,0 +1,224 @@
+"""Event time of what is said: tense-aware grounding of a turn's time cues (ingest/anchor.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ramem_local.ingest.anchor import (
+    clause_around,
+    event_cues,
+    ground_event_time,
+    tense_direction,
+)
+from ramem_local.recall import detect_cues
+from ramem_local.types import DAY, TimeRange
+
+UTC = timezone.utc
+WED = "2024-05-08"
+THU = "2024-05-09"
+FRI = "2024-05-10"
+MON = "2024-05-13"
+
+
+def said(day: str) -> int:
+    """Noon UTC of ``day``."""
+    return int(datetime.fromisoformat(day).replace(hour=12, tzinfo=UTC).timestamp())
+
+
+def days(first: str, last: str | None = None) -> TimeRange:
+    """The whole days first..last (inclusive) as a half-open range."""
+    start = int(datetime.fromisoformat(first).replace(tzinfo=UTC).timestamp())
+    end = int(datetime.fromisoformat(last or first).replace(tzinfo=UTC).timestamp()) + DAY
+    return TimeRange(start, end)
+
+
+EVENT_TIMES = [
+    # (utterance, said on, expected (first, last) day or None)
+    # the issue's examples
+    ("I'm signing up for a first-aid course in June", FRI, ("2024-06-01", "2024-06-30")),
+    ("On Saturday we hiked the ridge", MON, ("2024-05-11", "2024-05-11")),
+    ("We're going camping on Saturday", WED, ("2024-05-11", "2024-05-11")),
+    # months: future / past / neutral (nearest)
+    ("We will travel to Japan in October", FRI, ("2024-10-01", "2024-10-31")),
+    ("We went to Japan in October", FRI, ("2023-10-01", "2023-10-31")),
+    ("My exam is in June", FRI, ("2024-06-01", "2024-06-30")),
+    ("Her recital is in April", FRI, ("2024-04-01", "2024-04-30")),
+    # weekdays
+    ("Are you coming to the barbecue on Sunday?", FRI, ("2024-05-12", "2024-05-12")),
+    ("Did you go to the barbecue on Sunday?", FRI, ("2024-05-05", "2024-05-05")),
+    ("I bought tickets for the concert on Saturday", FRI, ("2024-05-11", "2024-05-11")),
+    ("The farmers market is on Saturday", THU, ("2024-05-11", "2024-05-11")),
+    ("The farmers market is on Saturday", MON, ("2024-05-11", "2024-05-11")),
+    # dates without a year, and "on the 8th"
+    ("I'll fly out on May 20", FRI, ("2024-05-20", "2024-05-20")),
+    ("I'm moving on March 3", FRI, ("2025-03-03", "2025-03-03")),
+    ("We moved on June 3", FRI, ("2023-06-03", "2023-06-03")),
+    ("Her birthday is May 7", FRI, ("2024-05-07", "2024-05-07")),
+    ("The package will arrive on the 8th.", FRI, ("2024-06-08", "2024-06-08")),
+    ("It arrived on the 8th.", FRI, ("2024-05-08", "2024-05-08")),
+    # seasons
+    ("We're going to Greece in the summer", FRI, ("2024-06-01", "2024-08-31")),
+    ("We went to Greece in the summer", FRI, ("2023-06-01", "2023-08-31")),
+    ("The festival is in the fall", FRI, ("2024-09-01", "2024-11-30")),
+    # holidays
+    ("I can't wait to see everyone at Christmas!", FRI, ("2024-12-25", "2024-12-25")),
+    ("We saw everyone at Christmas.", FRI, ("2023-12-25", "2023-12-25")),
+    ("The parade is on Halloween", FRI, ("2024-10-31", "2024-10-31")),
+    # the weekend
+    ("I'm going to paint over the weekend", WED, ("2024-05-11", "2024-05-12")),
+    ("I painted over the weekend", MON, ("2024-05-11", "2024-05-12")),
+    # a marker inside the cue is not tense: "last" in "the last weekend of May"
+    ("We're going the last weekend of May", FRI, ("2024-05-25", "2024-05-26")),
+    # "since X": X has begun, whatever the tense ("I've been ..." or none at all)
+    ("I've been volunteering at the shelter since June", FRI, None),
+    ("Volunteering at the shelter since Saturday", THU, ("2024-05-04", "2024-05-09")),
+    # clauses: each cue reads its own clause; the narrowest (then latest) cue is the event
+    ("We went camping in April, and we're going again in June.", FRI,
+     ("2024-06-01", "2024-06-30")),
+    # explicit cues ignore the tense
+    ("I went to the gym last Friday", FRI, ("2024-05-03", "2024-05-03")),
+    ("I'll go to the gym next Friday", WED, ("2024-05-10", "2024-05-10")),
+    ("We'll talk about what happened two days ago", FRI, ("2024-05-08", "2024-05-08")),
+    ("We were supposed to leave tomorrow", FRI, ("2024-05-11", "2024-05-11")),
+    ("I will never forget 20 June 2023", FRI, ("2023-06-20", "2023-06-20")),
+    # no cue, or only cues too wide to place an episode
+    ("I love hiking with my dog", FRI, None),
+    ("We'll visit next year", FRI, None),
+    ("I've been painting a lot lately", FRI, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "day", "expected"), EVENT_TIMES)
+def test_event_time_follows_the_tense(text: str, day: str, expected: tuple[str, str] | None):
+    grounded = ground_event_time(text, said(day), UTC)
+    assert grounded == (None if expected is None else days(*expected))
+
+
+TENSES = [
+    # (text, the cue's text, direction)
+    ("I'm signing up for a first-aid course in June", "in June", "future"),
+    ("We're going camping on Saturday", "on Saturday", "future"),
+    ("I will see her in June", "in June", "future"),
+    ("She'll be back in June", "in June", "future"),
+    ("I won't be home in June", "in June", "future"),
+    ("I'm gonna run a marathon in June", "in June", "future"),
+    ("We plan to visit in June", "in June", "future"),
+    ("I'm looking forward to the trip in June", "in June", "future"),
+    ("I hope to finish it in June", "in June", "future"),
+    ("I want to go to Paris in June", "in June", "future"),
+    ("I can't wait for the concert in June", "in June", "future"),
+    ("There's an upcoming show in June", "in June", "future"),
+    ("We're about to leave in June", "in June", "future"),
+    ("Is she coming home in June?", "in June", "future"),
+    ("On Saturday we hiked the ridge", "On Saturday", "past"),
+    ("I went to Paris in June", "in June", "past"),
+    ("It was so hot in June", "in June", "past"),
+    ("Did you see her in June?", "in June", "past"),
+    ("We had a party in June", "in June", "past"),
+    ("I finally visited Rome in June", "in June", "past"),
+    ("I've got a concert in June", "in June", "nearest"),  # "have got" is not past
+    ("The view in June is amazing", "in June", "nearest"),  # an -ing adjective, not a plan
+    ("My birthday is in June", "in June", "nearest"),
+    ("Concerts in June!", "in June", "nearest"),
+    ("I sat next to her in June", "in June", "past"),  # "next to" is not "next"
+    ("I've been to Lisbon in June", "in June", "past"),
+    ("I have been planning to go in June", "in June", "future"),
+    # the nearest marker decides; other clauses do not count
+    ("I went to Rome in April, and I'm going to Paris in June", "in June", "future"),
+    ("I went to Rome in April, and I'm going to Paris in June", "in April", "past"),
+    ("We hiked on Saturday. We will rest on Sunday.", "on Saturday", "past"),
+    ("We hiked on Saturday. We will rest on Sunday.", "on Sunday", "future"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "cue_text", "direction"), TENSES)
+def test_tense_direction_of_a_cue(text: str, cue_text: str, direction: str):
+    start = text.index(cue_text)
+    assert tense_direction(text, (start, start + len(cue_text))) == direction
+
+
+def test_tense_direction_of_a_whole_text():
+    assert tense_direction("We will go camping") == "future"
+    assert tense_direction("We went camping") == "past"
+    assert tense_direction("We went camping and will go again") == "nearest"
+    assert tense_direction("Camping is fun") == "nearest"
+    assert tense_direction("") == "nearest"
+
+
+def test_clause_is_the_sentence_cut_at_a_conjunction():
+    text = "Hi there. We went to Rome in April, but we're going to Paris in June! Bye."
+    april = text.index("in April")
+    june = text.index("in June")
+    assert text[slice(*clause_around(text, (april, april + 8)))] == " We went to Rome in April"
+    assert text[slice(*clause_around(text, (june, june + 7)))] == " we're going to Paris in June"
+
+
+def test_a_boundary_inside_the_cue_does_not_cut_its_clause():
+    text = "We will fly out on Sept. 5, 2025 from Boston."
+    [cue] = detect_cues(text, datetime(2024, 5, 10, tzinfo=UTC))
+    assert cue.text == "Sept. 5, 2025"
+    assert clause_around(text, cue.span) == (0, len(text) - 1)
+
+
+def test_each_cue_is_grounded_in_its_own_direction():
+    text = "We went camping in October, and we're going again in June."
+    cues = event_cues(text, said(FRI), UTC)
+    assert [(c.text, c.range) for c in cues] == [
+        ("in October", days("2023-10-01", "2023-10-31")),
+        ("in June", days("2024-06-01", "2024-06-30")),
+    ]
+    text = "On Saturday we hiked the ridge. We will rest on Sunday."
+    assert [c.range for c in event_cues(text, said(MON), UTC)] == [
+        days("2024-05-11"),
+        days("2024-05-19"),
+    ]
+
+
+def test_event_cues_line_up_with_the_detected_cues():
+    text = "Last week I hiked; on Saturday I'm climbing, and in the summer we sail."
+    reference = datetime.fromtimestamp(said(WED), UTC)
+    detected = detect_cues(text, reference)
+    cues = event_cues(text, said(WED), UTC)
+    assert [(c.text, c.rule, c.span) for c in cues] == [(c.text, c.rule, c.span) for c in detected]
+    assert [c.range for c in cues] == [
+        days("2024-04-29", "2024-05-05"),
+        days("2024-05-11"),
+        days("2024-06-01", "2024-08-31"),
+    ]
+
+
+def test_event_time_is_read_in_the_given_timezone():
+    tz = timezone(timedelta(hours=9))
+    # Sunday 2024-05-12 20:00 UTC is Monday 2024-05-13 05:00 in UTC+9
+    moment = int(datetime(2024, 5, 12, 20, 0, tzinfo=UTC).timestamp())
+    grounded = ground_event_time("On Saturday we hiked the ridge", moment, tz)
+    saturday = int(datetime(2024, 5, 11, tzinfo=tz).timestamp())
+    assert grounded == TimeRange(saturday, saturday + DAY)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(list("abcdefghijklmnopqrstuvwxyz '.,!?0123456789")), max_size=80
+    )
+    | st.lists(
+        st.sampled_from(
+            "I we will went 'll going to in on June Saturday the summer at Christmas over "
+            "weekend last next was did May 7 8th . , and but soon ago plan".split()
+        ),
+        max_size=14,
+    ).map(" ".join),
+    day=st.dates(),
+)
+def test_any_text_is_handled(text: str, day):
+    moment = said(day.isoformat()) if 1971 <= day.year <= 9990 else said("2024-05-10")
+    cues = event_cues(text, moment, UTC)
+    reference = datetime.fromtimestamp(moment, UTC)
+    assert [c.span for c in cues] == [c.span for c in detect_cues(text, reference)]
+    assert tense_direction(text) in ("past", "future", "nearest")
+    grounded = ground_event_time(text, moment, UTC)
+    assert grounded is None or 0 < grounded.end - grounded.start <= 92 * DAY
