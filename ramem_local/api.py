@@ -15,7 +15,7 @@ from .ingest.llm_pipeline import ExtractionReport, run_extraction
 from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations
 from .protocols import Embedder
 from .recall.analyzer import analyze_question
-from .recall.frame import DEFAULT_BUFFER_DAYS, build_frame
+from .recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
 from .runtime.llm import LLM
@@ -204,7 +204,10 @@ class Memory:
     # ----------------------------------------------------------------- reading
     def frame(self, question: str, *, as_of: When | None = None,
               buffer_days: float = DEFAULT_BUFFER_DAYS,
+              buffer_after_days: float | None = None,
+              recent_days: int = DEFAULT_RECENT_DAYS,
               conversation: str | None = None) -> RecallFrame:
+        """The deterministic recall frame of a question (see ``recall.frame.build_frame``)."""
         if not question or not question.strip():
             raise ValueError("the question is empty")
         conversation_id = self._conversation_id(conversation)
@@ -215,6 +218,8 @@ class Memory:
             timeline=self.store.timeline(conversation_id),
             participants=self.store.participants(conversation_id),
             buffer_days=buffer_days,
+            buffer_after_days=buffer_after_days,
+            recent_days=recent_days,
         )
 
     def search(

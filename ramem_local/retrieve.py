@@ -1,16 +1,17 @@
 """Retrieval: the content list, the context list, and their merge (DESIGN.md §4 steps 2–4).
 
 - content list: RRF (κ = 60) of dense KNN and BM25 over the whole bank, in one SQL statement;
-- context list: only when the recall frame has a grounded time range — memories whose session
-  span or event range overlaps the widened range, ordered by proximity tier (said inside the
-  raw range or an event inside it; then a session span reaching into it; then by whole days of
-  gap), fused rank within a tier;
+- context list: only when the recall frame has a grounded time range — *filter first*: dense
+  KNN and BM25 drawn from inside the session-overlap filter (session span or event range
+  overlapping the widened range), fused there, ordered by proximity tier (said inside the raw
+  range or an event inside it; then a session span reaching into it; then by whole days of
+  gap), fused rank within a tier. A time-only question ("What did I do yesterday?") lists the
+  memories of the range in the order they were said;
 - merge: ``Dedup_first(context ⊕ content)``, then the first K.
 
-Two readings of the context list exist. ``promote`` keeps the compatible part of the content
-fusion (ranks computed over the whole bank); ``refuse`` re-runs the fusion inside the compatible
-set (ranks computed among compatible memories only). Both are one SQL statement each; the
-default was chosen by measurement (see README, "Retrieval evaluation").
+Filter first rather than promoting the compatible part of the *global* top candidates: when the
+content signal is weak or the bank is large, the right episode never enters a global top-25,
+and nothing can promote it (README, "Retrieval evaluation").
 """
 
 from __future__ import annotations
@@ -22,13 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .protocols import Embedder
-from .store import RankedRow, Store
+from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .text import fts_match_query
-from .types import Candidate, RecallFrame, SearchResponse, Trace
+from .types import Candidate, MemoryRecord, RecallFrame, SearchResponse, TimeRange, Trace
 
 MODES = ("ramem", "baseline")
 DEFAULT_DEPTH = 25
-CONTEXT_STRATEGIES = ("promote", "refuse")
 
 
 @dataclass(frozen=True)
@@ -37,17 +37,14 @@ class RetrievalSettings:
     depth: int = DEFAULT_DEPTH  # per source list before fusion (chosen by measurement: README)
     kappa: float = 60.0
     mode: str = "ramem"
-    context_strategy: str = "promote"
     exclude_turns: bool = False
+    neighbour_weight: float = NEIGHBOUR_WEIGHT
+    event_time_first: bool = False
+    fill_missing_ranks: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
-        if self.context_strategy not in CONTEXT_STRATEGIES:
-            raise ValueError(
-                f"unknown context strategy {self.context_strategy!r}; "
-                f"choose one of {', '.join(CONTEXT_STRATEGIES)}"
-            )
         if self.k < 1 or self.depth < self.k:
             raise ValueError("k must be at least 1 and depth at least k")
 
@@ -66,6 +63,77 @@ def dedup_first(*lists: Iterable[Candidate]) -> list[Candidate]:
     return merged
 
 
+@dataclass(frozen=True)
+class Query:
+    """What both lists search with: the encoded need and its sanitised FTS5 expression."""
+
+    vector: np.ndarray | None
+    fts: str | None
+
+
+def content_list(
+    store: Store, query: Query, settings: RetrievalSettings, conversation_id: int | None
+) -> list[RankedRow]:
+    """RRF (κ) of dense KNN and BM25 over the whole bank (DESIGN.md §4.2)."""
+    return store.content_candidates(
+        query_vector=query.vector, fts_query=query.fts, depth=settings.depth, limit=settings.k,
+        kappa=settings.kappa, neighbour_weight=settings.neighbour_weight,
+        conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
+    )
+
+
+def context_list(
+    store: Store,
+    query: Query,
+    frame: RecallFrame,
+    settings: RetrievalSettings,
+    conversation_id: int | None,
+    trace: Trace,
+) -> list[RankedRow]:
+    """Filter first (DESIGN.md §4.3): candidates come from inside the session-overlap filter
+    (session span or event range overlapping the widened range), fused there and ordered by
+    proximity tier. A question whose need is only its time cue lists the memories inside the
+    filter in the order they were said."""
+    if frame.time_range is None or frame.widened_range is None:
+        return []
+    if frame.time_only:
+        # Nothing to match but the time: what *happened* in the range answers, so a memory
+        # with a grounded event time is placed by that time, not by when it was told.
+        trace.notes.append("time-only question: what happened in the range, in time order")
+        return _by_time(store, frame, settings, conversation_id, event_time_first=True)
+    fused = store.session_overlap_candidates(
+        query_vector=query.vector, fts_query=query.fts, raw_range=frame.time_range,
+        wide_range=frame.widened_range, depth=settings.depth, limit=settings.k,
+        kappa=settings.kappa, neighbour_weight=settings.neighbour_weight,
+        event_time_first=settings.event_time_first,
+        fill_missing_ranks=settings.fill_missing_ranks, conversation_id=conversation_id,
+        exclude_turns=settings.exclude_turns,
+    )
+    if query.vector is not None and store.has_vectors():
+        return fused
+    # BM25 alone cannot rank a memory that shares no word with the question ("What did I
+    # cook" against "made pasta"): within each proximity tier, the range's other memories
+    # follow the BM25 hits, in time order.
+    trace.notes.append("no dense list: the range's other memories follow the BM25 hits")
+    listed = {row.id for row in fused}
+    rest = [row for row in _by_time(store, frame, settings, conversation_id,
+                                    event_time_first=settings.event_time_first)
+            if row.id not in listed]
+    merged = sorted([*fused, *rest], key=lambda row: (row.tier, row.id not in listed))
+    return merged[: settings.k]
+
+
+def _by_time(store: Store, frame: RecallFrame, settings: RetrievalSettings,
+             conversation_id: int | None, *, event_time_first: bool) -> list[RankedRow]:
+    if frame.time_range is None or frame.widened_range is None:
+        return []
+    return store.session_overlap_by_time(
+        raw_range=frame.time_range, wide_range=frame.widened_range, limit=settings.k,
+        event_time_first=event_time_first, conversation_id=conversation_id,
+        exclude_turns=settings.exclude_turns,
+    )
+
+
 def retrieve(
     store: Store,
     embedder: Embedder | None,
@@ -82,51 +150,53 @@ def retrieve(
         query_vector = embedder.embed_query(frame.need)
     if embedder is None:
         trace.notes.append("no embedder: BM25 only")
-    fts_query = fts_match_query(frame.need, frame.keywords)
+    query = Query(vector=query_vector, fts=fts_match_query(frame.need, frame.keywords))
     trace.timings_ms["embed_query"] = _ms_since(started)
 
     started = time.perf_counter()
-    common = dict(
-        query_vector=query_vector,
-        fts_query=fts_query,
-        depth=settings.depth,
-        limit=settings.k,
-        kappa=settings.kappa,
-        conversation_id=conversation_id,
-        exclude_turns=settings.exclude_turns,
-        raw_range=frame.time_range,
-        wide_range=frame.widened_range,
-    )
-    content_rows = store.fused_candidates(**common)
+    content_rows = content_list(store, query, settings, conversation_id)
     context_rows: list[RankedRow] = []
     if settings.mode == "ramem" and frame.guard == "filter":
-        context_rows = store.fused_candidates(
-            **common,
-            within_compatible=settings.context_strategy == "refuse",
-            compatible_only=True,
-        )
+        context_rows = context_list(store, query, frame, settings, conversation_id, trace)
         if not context_rows:
-            trace.notes.append("no compatible memory for the grounded range: content list only")
+            trace.notes.append("no memory inside the session-overlap filter: content list only")
     trace.timings_ms["sql"] = _ms_since(started)
 
     memories = store.get_memories([r.id for r in (*context_rows, *content_rows)])
     context = _candidates(context_rows, memories, "context")
     content = _candidates(content_rows, memories, "content")
+    if settings.mode == "ramem" and frame.guard == "prefer_recent":
+        content = recent_first(content, frame)
     results = dedup_first(context, content)[: settings.k]
     return SearchResponse(results=results, trace=trace)
+
+
+def recent_first(content: list[Candidate], frame: RecallFrame) -> list[Candidate]:
+    """The content list with the memories of the recent window first, each part in fused
+    order: "recently" reorders what is relevant, it never pulls in what is not."""
+    window = frame.time_range
+    if window is None:
+        return content
+    recent = [c for c in content if _touches(c.memory, window)]
+    return [*recent, *(c for c in content if not _touches(c.memory, window))]
+
+
+def _touches(memory: MemoryRecord, window: TimeRange) -> bool:
+    event = memory.event_range
+    return memory.session_range.overlaps(window) or (event is not None and event.overlaps(window))
 
 
 def _candidates(rows: Sequence[RankedRow], memories: dict, list_name: str) -> list[Candidate]:
     return [
         Candidate(
             memory=memories[row.id],
-            score=row.rrf,
+            score=row.rrf if row.rrf is not None else 0.0,
             list_name=list_name,
             dense_rank=row.dense_rank,
             bm25_rank=row.bm25_rank,
             fused_rank=row.fused_rank,
-            tier=row.tier if row.compatible else None,
-            gap_days=row.gap_days if row.compatible else None,
+            tier=row.tier,
+            gap_days=row.gap_days,
         )
         for row in rows
         if row.id in memories
@@ -135,5 +205,3 @@ def _candidates(rows: Sequence[RankedRow], memories: dict, list_name: str) -> li
 
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
-
-

@@ -22,9 +22,11 @@ class TimeRange:
         if self.end < self.start:
             raise ValueError(f"time range ends before it starts: {self.start} > {self.end}")
 
-    def widened(self, days: float) -> TimeRange:
-        pad = int(days * DAY)
-        return TimeRange(self.start - pad, self.end + pad)
+    def widened(self, days: float, after_days: float | None = None) -> TimeRange:
+        """The range with ``days`` added before it and ``after_days`` (default: the same)
+        after it."""
+        after = days if after_days is None else after_days
+        return TimeRange(self.start - int(days * DAY), self.end + int(after * DAY))
 
     def overlaps(self, other: TimeRange) -> bool:
         return self.start < other.end and other.start < self.end
@@ -133,6 +135,7 @@ class RecallFrame:
     time_range: TimeRange | None = None
     widened_range: TimeRange | None = None
     buffer_days: float = 5.0
+    time_only: bool = False  # the need is only the time cue: list the range in time order
     persons: list[str] = field(default_factory=list)
     locations: list[str] = field(default_factory=list)
     entities: list[str] = field(default_factory=list)

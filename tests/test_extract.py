@@ -357,7 +357,7 @@ def test_extraction_stores_anchored_memories_with_vectors_and_provenance(bank):
     window_ids = {r[0] for r in bank.store.db.execute(
         "SELECT window_id FROM memories WHERE kind = 'extracted'")}
     assert window_ids == {window_rows(bank)[0].id}
-    hits = bank.store.fused_candidates(query_vector=None, fts_query=fts_match_query(
+    hits = bank.store.content_candidates(query_vector=None, fts_query=fts_match_query(
         "support group community"), depth=10, limit=5)
     assert group.id in [h.id for h in hits]
 
@@ -437,7 +437,7 @@ def test_window_fails_when_a_half_fails_and_its_turns_stay_searchable(bank, halv
     assert row.error.startswith("truncated (after splitting the window")
     assert report.failures == [(row.id, row.error)]
     assert extracted(bank) == [] and turn_memory_count(bank) == turns_before
-    hits = bank.store.fused_candidates(query_vector=None, fts_query=fts_match_query(
+    hits = bank.store.content_candidates(query_vector=None, fts_query=fts_match_query(
         "charity race"), depth=10, limit=3)
     top = bank.store.get_memories([hits[0].id])[hits[0].id]
     assert top.kind == "turn" and top.source_turns == ["D2:2"]

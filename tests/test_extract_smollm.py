@@ -93,7 +93,7 @@ def status_counts(memory: Memory) -> dict[str, int]:
 
 
 def turn_hits(memory: Memory, text: str) -> list[list[str]]:
-    rows = memory.store.fused_candidates(query_vector=None, fts_query=fts_match_query(text),
+    rows = memory.store.content_candidates(query_vector=None, fts_query=fts_match_query(text),
                                          depth=20, limit=5)
     found = memory.store.get_memories([r.id for r in rows])
     return [found[r.id].source_turns for r in rows if found[r.id].kind == "turn"]

@@ -60,7 +60,7 @@ def test_baseline_mode_equals_the_content_list(memory):
     frame = memory.frame("What cake did Ana bake in March 2023?")
     settings = RetrievalSettings(k=6, mode="baseline")
     baseline = retrieve(memory.store, memory.embedder, frame, settings)
-    content_rows = memory.store.fused_candidates(
+    content_rows = memory.store.content_candidates(
         query_vector=memory.embedder.embed_query(frame.need),
         fts_query=fts_match_query(frame.need),
         depth=settings.depth, limit=settings.k)
@@ -73,7 +73,8 @@ def test_range_without_compatible_memory_falls_back_to_content(memory):
     assert response.trace.frame.guard == "filter"
     assert response.results, "the content list must still answer"
     assert all(c.list_name == "content" for c in response.results)
-    assert any("no compatible memory" in note for note in response.trace.notes)
+    notes = response.trace.notes
+    assert any("no memory inside the session-overlap filter" in note for note in notes)
 
 
 def test_event_time_inside_a_turn_makes_it_compatible(tmp_path, hashing_embedder):
@@ -148,3 +149,157 @@ def test_time_range_helpers():
     assert r.gap_seconds(TimeRange(11 * DAY, 16 * DAY)) == 0
     with pytest.raises(ValueError):
         TimeRange(5, 4)
+
+
+# ---------------------------------------------------------------- filter first
+def journal_lines(days: int, start: datetime) -> list[str]:
+    """A journal where the same kinds of day recur: every day looks like many others."""
+    kinds = ["hiked the ridge trail with Ana", "cooked pasta with Ben", "read a novel in the park",
+             "fixed the kitchen shelf", "watched a film with Ana"]
+    lines = []
+    for day in range(days):
+        stamp = datetime.fromtimestamp(start.timestamp() + day * DAY + 9 * 3600, tz=timezone.utc)
+        lines.append(json.dumps({"conversation": "journal", "session": str(day),
+                                 "timestamp": stamp.isoformat(), "speaker": "me",
+                                 "text": f"Today I {kinds[day % len(kinds)]} (day {day})."}))
+    return lines
+
+
+@pytest.fixture(params=["with embedder", "BM25 only"])
+def journal(request, tmp_path, hashing_embedder):
+    (tmp_path / "journal.jsonl").write_text("\n".join(
+        journal_lines(400, datetime(2023, 1, 1, tzinfo=timezone.utc))))
+    embedder = hashing_embedder if request.param == "with embedder" else None
+    bank = Memory.open(tmp_path / "journal.db", embedder=embedder)
+    bank.ingest(tmp_path / "journal.jsonl")
+    yield bank
+    bank.close()
+
+
+def test_filter_first_reaches_the_episode_outside_the_global_top_k(journal):
+    # 80 hikes look alike; only the one of 2023-06-10 (day 160) is inside the range.
+    response = journal.search("Where did I hike on 10 June 2023?", k=3, buffer_days=0)
+    top = response.results[0]
+    assert "(day 160)" in top.memory.content
+    assert (top.list_name, top.tier) == ("context", 0)
+    baseline = journal.search("Where did I hike on 10 June 2023?", k=3, mode="baseline")
+    assert "(day 160)" not in " ".join(contents(baseline)), "the setup must defeat the baseline"
+
+
+def test_time_only_question_lists_the_range_in_time_order(journal):
+    response = journal.search("What did I do in the week of 5 June 2023?", k=10, buffer_days=2)
+    frame = response.trace.frame
+    assert frame.time_only
+    assert any("time-only" in note for note in response.trace.notes)
+    week = [c for c in response.results if c.tier == 0]
+    assert [c.memory.content.split("(day ")[1] for c in week] == [
+        f"{day})." for day in range(155, 162)]
+    assert all(c.list_name == "context" for c in response.results[:7])
+
+
+def test_yesterday_without_content_words_finds_yesterday(journal):
+    response = journal.search("What did I do yesterday?", k=3, as_of="2023-03-02 12:00")
+    assert "(day 59)" in response.results[0].memory.content
+    assert response.results[0].tier == 0
+
+
+@pytest.mark.parametrize(
+    ("question", "time_only"),
+    [
+        ("What did I do yesterday?", True),
+        ("What happened last week?", True),
+        ("What did I write on 3 May 2024?", True),
+        ("what was going on 2 days ago", True),
+        ("Where did I go hiking yesterday?", False),
+        ("What did Caroline do yesterday?", False),
+        ("What did we talk about regarding the move last weekend?", False),
+    ],
+)
+def test_time_only_means_no_content_word_outside_the_cue(memory, question, time_only):
+    frame = memory.frame(question, as_of="2024-06-01")
+    assert frame.guard == "filter"
+    assert frame.time_only is time_only
+
+
+def test_question_without_cue_is_never_time_only(memory):
+    assert memory.frame("What did I do?").time_only is False
+
+
+def test_a_turn_is_found_through_the_words_of_its_neighbours(tmp_path):
+    rows = [
+        ("1", "John", "We put together a tournament for our favorite game, CS:GO."),
+        ("1", "Maria", "Wow, organizing that tournament for charity is so generous!"),
+        ("1", "John", "Thanks, the weather was nice too."),
+    ] + [("2", "Ana", f"Filler line number {i} about gardens and dinner.") for i in range(10)]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(
+        json.dumps({"session": s, "timestamp": f"2022-05-{8 + int(s):02d}T10:{i:02d}:00",
+                    "speaker": sp, "text": t, "conversation": "c"})
+        for i, (s, sp, t) in enumerate(rows)))
+    question = "What was organized for charity?"
+    with Memory.open(tmp_path / "b.db") as bank:
+        bank.ingest(path)
+        found = contents(bank.search(question, k=3))
+        assert "organizing" in found[0], "its own words weigh more than a neighbour's"
+        assert any("CS:GO" in text for text in found), "found through its neighbour's words"
+        alone = contents(bank.search(question, settings=RetrievalSettings(k=3,
+                                                                         neighbour_weight=0)))
+        assert not any("CS:GO" in text for text in alone)
+
+
+def test_a_new_entry_becomes_the_neighbour_of_the_previous_one(tmp_path):
+    with Memory.open(tmp_path / "j.db") as bank:
+        first = bank.add("Planted tomatoes in the garden.", at="2024-05-04 09:00")
+        assert bank.search("basil seedlings", k=3).results == []
+        bank.add("Also sowed basil seedlings next to them.", at="2024-05-04 10:00")
+        hits = [c.memory.id for c in bank.search("basil seedlings", k=3).results]
+        assert first in hits[1:], "the earlier entry now carries its neighbour's words"
+
+
+def test_recently_reorders_the_relevant_memories_without_filtering(tmp_path):
+    rows = [
+        ("2024-01-10T09:00:00", "Baked sourdough bread with rye flour."),
+        ("2024-03-02T09:00:00", "Painted the fence blue."),
+        ("2024-05-20T09:00:00", "Baked sourdough bread with spelt this time."),
+        ("2024-05-28T09:00:00", "Went swimming at the lake."),
+    ]
+    path = tmp_path / "j.jsonl"
+    path.write_text("\n".join(
+        json.dumps({"session": str(i), "timestamp": ts, "speaker": "me", "text": t,
+                    "conversation": "journal"}) for i, (ts, t) in enumerate(rows)))
+    question = "What bread did I bake recently?"
+    with Memory.open(tmp_path / "b.db") as bank:
+        bank.ingest(path)
+        assert bank.frame(question).guard == "no_filter", "off by default (README)"
+
+        def recent(as_of: str, mode: str = "ramem"):
+            frame = bank.frame(question, as_of=as_of, recent_days=30)
+            return bank.search(question, k=4, frame=frame, mode=mode)
+
+        june = recent("2024-06-01")
+        assert june.trace.frame.guard == "prefer_recent"
+        assert "spelt" in june.results[0].memory.content
+        assert not any("swimming" in text for text in contents(june)), (
+            "a preference, not a filter: a recent memory that is not relevant stays out")
+        assert "rye" in recent("2024-02-01").results[0].memory.content
+        baseline = recent("2024-06-01", mode="baseline")
+        assert {c.memory.id for c in baseline.results} == {c.memory.id for c in june.results}
+
+
+def test_time_only_lists_what_happened_by_its_event_day(tmp_path):
+    rows = [
+        ("2024-05-04T20:00:00", "On Thursday I repaired the bike."),  # said Sat, about Thu
+        ("2024-05-04T21:00:00", "Quiet evening with tea."),
+        ("2024-05-05T09:00:00", "Yesterday I also planted beans."),  # said Sun, about Sat
+    ]
+    path = tmp_path / "j.jsonl"
+    path.write_text("\n".join(
+        json.dumps({"session": ts[:10], "timestamp": ts, "speaker": "me", "text": t,
+                    "conversation": "journal"}) for ts, t in rows))
+    with Memory.open(tmp_path / "b.db") as bank:
+        bank.ingest(path)
+        response = bank.search("What did I do on 4 May 2024?", k=3, buffer_days=0)
+        assert response.trace.frame.time_only
+        top_two = {c.memory.content for c in response.results[:2]}
+        assert top_two == {"me: Quiet evening with tea.", "me: Yesterday I also planted beans."}
+        assert "bike" in response.results[2].memory.content

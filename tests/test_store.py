@@ -114,7 +114,7 @@ def test_fts_and_vectors_follow_inserts_and_deletes(tmp_path):
     assert store.delete_memory(ids[1])
     assert store.fts_row_count() == store.memory_count() == store.vector_count() == 2
     assert store.fts_integrity_ok()
-    hits = store.fused_candidates(query_vector=None, fts_query=fts_match_query("sky blue"),
+    hits = store.content_candidates(query_vector=None, fts_query=fts_match_query("sky blue"),
                                   depth=10, limit=10)
     assert hits == []
 
@@ -124,10 +124,10 @@ def test_fts_follows_content_updates(tmp_path):
     [memory_id] = add_conversation(store, ["old words here"])
     store.db.execute("UPDATE memories SET content = 'fresh text' WHERE id = ?", (memory_id,))
     assert store.fts_integrity_ok()
-    found = store.fused_candidates(query_vector=None, fts_query=fts_match_query("fresh"),
+    found = store.content_candidates(query_vector=None, fts_query=fts_match_query("fresh"),
                                    depth=5, limit=5)
     assert [r.id for r in found] == [memory_id]
-    stale = store.fused_candidates(query_vector=None, fts_query=fts_match_query("old"),
+    stale = store.content_candidates(query_vector=None, fts_query=fts_match_query("old"),
                                    depth=5, limit=5)
     assert stale == []
 
@@ -151,7 +151,7 @@ def test_fts_follows_content_updates(tmp_path):
 def test_hostile_fts_text_never_breaks_search(tmp_path, question):
     store = make_bank(tmp_path)
     add_conversation(store, ["Caroline said she likes to paint the sunset", "what is it"])
-    rows = store.fused_candidates(query_vector=None, fts_query=fts_match_query(question),
+    rows = store.content_candidates(query_vector=None, fts_query=fts_match_query(question),
                                   depth=10, limit=10)
     assert isinstance(rows, list)
 
@@ -159,7 +159,7 @@ def test_hostile_fts_text_never_breaks_search(tmp_path, question):
 def test_stopword_only_question_still_searches_its_words(tmp_path):
     store = make_bank(tmp_path)
     [memory_id, _] = add_conversation(store, ["what is it", "something else entirely"])
-    rows = store.fused_candidates(query_vector=None, fts_query=fts_match_query("what is it?"),
+    rows = store.content_candidates(query_vector=None, fts_query=fts_match_query("what is it?"),
                                   depth=10, limit=10)
     assert rows[0].id == memory_id
 
@@ -192,7 +192,7 @@ def test_rrf_in_sql_equals_python_reference(tmp_path, seed):
     query_vector = np.random.default_rng(seed + 100).normal(size=DIM).astype(np.float32)
     depth = 25
 
-    fused = store.fused_candidates(query_vector=query_vector, fts_query=fts_match_query(query),
+    fused = store.content_candidates(query_vector=query_vector, fts_query=fts_match_query(query),
                                    depth=depth, limit=100)
 
     unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
@@ -221,9 +221,9 @@ def test_episode_filter_in_sql_equals_python_reference(tmp_path):
 
     raw = TimeRange(35 * DAY, 38 * DAY)
     wide = raw.widened(5)
-    rows = store.fused_candidates(
+    rows = store.session_overlap_candidates(
         query_vector=vectors[0], fts_query=fts_match_query("a1 b2"), depth=48, limit=48,
-        raw_range=raw, wide_range=wide, compatible_only=True,
+        raw_range=raw, wide_range=wide,
     )
     spans = {m.id: m.session_range for m in store.get_memories(ids).values()}
     expected = {i for i in ids if spans[i].overlaps(wide)}
@@ -248,3 +248,30 @@ def test_new_session_moves_the_previous_last_span_end(tmp_path):
     store.add_sessions(conversation_id, [Session(ordinal=2, start=3 * DAY)])
     memory = store.get_memories([memory_id])[memory_id]
     assert (memory.session_start, memory.session_end) == (0, 3 * DAY)
+
+
+def test_neighbour_migration_fills_banks_written_before_it(tmp_path, monkeypatch):
+    import ramem_local.store.bank as bank_module
+
+    older = [m for m in MIGRATIONS if m.__name__ != "m003_neighbour_text"]
+    monkeypatch.setattr("ramem_local.store.schema.MIGRATIONS", older)
+    monkeypatch.setattr(bank_module, "MIGRATIONS", older)
+    store = make_bank(tmp_path, vectors=False)
+    ids = add_conversation(store, ["we planned a tournament", "for charity, so generous",
+                                   "unrelated words"])
+    store.close()
+    monkeypatch.undo()
+
+    upgraded = Store.open(tmp_path / "bank.db")
+    assert upgraded.schema_version == len(MIGRATIONS)
+    neighbours = dict(upgraded.db.execute("SELECT id, neighbours FROM memories"))
+    assert neighbours == {
+        ids[0]: "for charity, so generous",
+        ids[1]: "we planned a tournament unrelated words",
+        ids[2]: "for charity, so generous",
+    }
+    hits = upgraded.content_candidates(query_vector=None, fts_query=fts_match_query("charity"),
+                                       depth=5, limit=5)
+    assert [r.id for r in hits][0] == ids[1], "its own words first, then its neighbours'"
+    assert {r.id for r in hits} == set(ids)
+    assert upgraded.fts_integrity_ok()

@@ -135,6 +135,9 @@ def write_turn_batch(
         if vectors is not None and new_ids:
             store.add_vectors(new_ids, new_vectors)
             report.vectors_new += len(new_ids)
+        store.refresh_neighbours(
+            conversation_id, {session_ids[turn.session_ordinal] for turn in fresh}
+        )
 
 
 def embed_missing(store: Store, embedder: Embedder, *, batch_size: int = DEFAULT_BATCH) -> int:

@@ -244,6 +244,9 @@ def _merge_range(
     problem = _implausible(proposed, frame.reference_time, timeline)
     if problem is not None:
         return _record(proposal, False, f"rejected: {problem}", disagreement=disagreement)
+    if frame.guard == "prefer_recent":
+        reason = "the recent window kept (\"recently\" reorders, it does not filter)"
+        return _record(proposal, False, reason, disagreement=disagreement)
     if frame.time_range is not None:
         reason = "deterministic range kept (the grounded cue is exact)"
         return _record(proposal, False, reason, disagreement=disagreement)

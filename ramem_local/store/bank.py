@@ -15,12 +15,20 @@ import sqlite_vec
 
 from ..types import DAY, MemoryRecord, Session, TimeRange, Turn
 from .retrieval_sql import (
-    ORDER_BY_FUSION,
-    ORDER_BY_PROXIMITY,
+    NEIGHBOUR_WEIGHT,
     RankedRow,
-    fuse_statement,
+    content_statement,
+    lexical_query,
+    session_overlap_by_time_statement,
+    session_overlap_statement,
 )
-from .schema import MIGRATIONS, SCHEMA_VERSION, applied_migrations, migrate
+from .schema import (
+    MIGRATIONS,
+    REFRESH_NEIGHBOURS,
+    SCHEMA_VERSION,
+    applied_migrations,
+    migrate,
+)
 
 BANK_MARKER = "ramem-bank"
 BUSY_TIMEOUT_MS = 10_000
@@ -58,6 +66,11 @@ def _join_list(values: Iterable[str]) -> str:
 
 def _split_list(value: str | None) -> list[str]:
     return [v for v in (value or "").split("; ") if v]
+
+
+def _range_params(raw: TimeRange, wide: TimeRange) -> dict[str, int]:
+    return {"raw_start": raw.start, "raw_end": raw.end,
+            "wide_start": wide.start, "wide_end": wide.end}
 
 
 def vector_blob(vector: np.ndarray) -> bytes:
@@ -428,6 +441,14 @@ class Store:
         )
         return memory_id
 
+    def refresh_neighbours(self, conversation_id: int, session_ids: Iterable[int]) -> None:
+        """Recompute the neighbour text (previous and next turn) of the turn memories of these
+        sessions; called after turns are added, so a turn gains the one said after it."""
+        self.db.execute(REFRESH_NEIGHBOURS, {
+            "conversation_id": conversation_id,
+            "session_ids": json.dumps(sorted(set(session_ids))),
+        })
+
     def add_vectors(self, memory_ids: Sequence[int], vectors: np.ndarray) -> None:
         if not memory_ids:
             return
@@ -550,7 +571,7 @@ class Store:
         return True
 
     # -------------------------------------------------------------- retrieval
-    def fused_candidates(
+    def content_candidates(
         self,
         *,
         query_vector: np.ndarray | None,
@@ -558,51 +579,89 @@ class Store:
         depth: int,
         limit: int,
         kappa: float = 60.0,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
         conversation_id: int | None = None,
         exclude_turns: bool = False,
-        raw_range: TimeRange | None = None,
-        wide_range: TimeRange | None = None,
-        within_compatible: bool = False,
-        compatible_only: bool = False,
     ) -> list[RankedRow]:
-        """One SQL statement: RRF of dense KNN and BM25, placed against the query's time range.
-
-        With ``compatible_only`` the rows are the episode-compatible ones ordered by proximity
-        tier, then fused rank; otherwise all fused rows in fused order.
-        """
-        if (within_compatible or compatible_only) and wide_range is None:
-            raise ValueError("an episode filter needs a widened time range")
+        """The content list: RRF of dense KNN and BM25 over the bank, in fused order."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
             return []
-        sql = fuse_statement(
-            with_dense=with_dense,
-            with_lexical=with_lexical,
-            conversation_scoped=conversation_id is not None,
-            exclude_turns=exclude_turns,
-            within_compatible=within_compatible,
-            compatible_only=compatible_only,
-            order=ORDER_BY_PROXIMITY if compatible_only else ORDER_BY_FUSION,
+        sql = content_statement(
+            with_dense=with_dense, with_lexical=with_lexical,
+            conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
         )
-        params = {
+        return self._ranked_rows(sql, {
             "qvec": vector_blob(query_vector) if with_dense else None,
-            "fts": fts_query,
-            "depth": depth,
-            "limit": limit,
-            "kappa": kappa,
-            "conversation_id": conversation_id,
-            "raw_start": raw_range.start if raw_range else None,
-            "raw_end": raw_range.end if raw_range else None,
-            "wide_start": wide_range.start if wide_range else None,
-            "wide_end": wide_range.end if wide_range else None,
-        }
+            "fts": lexical_query(fts_query, neighbour_weight),
+            "depth": depth, "limit": limit, "kappa": kappa,
+            "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
+        })
+
+    def session_overlap_candidates(
+        self,
+        *,
+        query_vector: np.ndarray | None,
+        fts_query: str | None,
+        raw_range: TimeRange,
+        wide_range: TimeRange,
+        depth: int,
+        limit: int,
+        kappa: float = 60.0,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
+        event_time_first: bool = False,
+        fill_missing_ranks: bool = False,
+        conversation_id: int | None = None,
+        exclude_turns: bool = False,
+    ) -> list[RankedRow]:
+        """The context list, filter first: both source lists are drawn from the memories whose
+        session span or event range overlaps ``wide_range``, fused there, and ordered by
+        proximity tier to ``raw_range``, then fused rank."""
+        with_dense = query_vector is not None and self.has_vectors()
+        with_lexical = bool(fts_query)
+        if not with_dense and not with_lexical:
+            return []
+        sql = session_overlap_statement(
+            with_dense=with_dense, with_lexical=with_lexical,
+            conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
+            fill_missing_ranks=fill_missing_ranks,
+        )
+        return self._ranked_rows(sql, {
+            "qvec": vector_blob(query_vector) if with_dense else None,
+            "fts": lexical_query(fts_query, neighbour_weight),
+            "depth": depth, "limit": limit, "kappa": kappa,
+            "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
+            "event_time_first": int(event_time_first),
+            **_range_params(raw_range, wide_range),
+        })
+
+    def session_overlap_by_time(
+        self,
+        *,
+        raw_range: TimeRange,
+        wide_range: TimeRange,
+        limit: int,
+        event_time_first: bool = False,
+        conversation_id: int | None = None,
+        exclude_turns: bool = False,
+    ) -> list[RankedRow]:
+        """Every memory inside the session-overlap filter, by proximity tier, then in the
+        order it was said (no query needed)."""
+        sql = session_overlap_by_time_statement(
+            conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
+        )
+        return self._ranked_rows(sql, {
+            "limit": limit, "conversation_id": conversation_id,
+            "event_time_first": int(event_time_first),
+            **_range_params(raw_range, wide_range),
+        })
+
+    def _ranked_rows(self, sql: str, params: dict) -> list[RankedRow]:
         used = {name: value for name, value in params.items() if f":{name}" in sql}
         return [
-            RankedRow(
-                id=r[0], rrf=r[1], dense_rank=r[2], bm25_rank=r[3], fused_rank=r[4],
-                compatible=bool(r[5]), tier=r[6], gap_days=r[7],
-            )
+            RankedRow(id=r[0], rrf=r[1], dense_rank=r[2], bm25_rank=r[3], fused_rank=r[4],
+                      tier=r[5], gap_days=r[6])
             for r in self.db.execute(sql, used)
         ]
 

@@ -1,19 +1,30 @@
-"""The retrieval SQL: reciprocal-rank fusion of dense KNN and BM25, and the episode filter.
+"""The retrieval SQL: reciprocal-rank fusion of dense KNN and BM25, and the session-overlap filter.
 
-Every statement is assembled from named CTE fragments so that one statement does the whole job:
+Three statements, each assembled from named CTE fragments so that one statement does the job:
+
+- the **content list** (:func:`content_statement`): RRF over the whole bank;
+- the **context list** (:func:`session_overlap_statement`): *filter first* — both source lists
+  are drawn from inside the session-overlap filter (memories whose session span or grounded
+  event range overlaps the widened query range), fused there, and ordered by proximity tier;
+- the **time-ordered context list** (:func:`session_overlap_by_time_statement`): the memories
+  inside the filter in proximity-tier order, then in the order they were said — for a question
+  whose only need is its time cue ("What did I do yesterday?").
+
+The fragments:
 
 - ``dense``   : vec0 KNN (cosine) ranks, optionally restricted by vec0 metadata filters;
-- ``lexical`` : FTS5 BM25 ranks of a sanitised OR-query;
+- ``lexical`` : FTS5 BM25 ranks of a sanitised OR-query (the neighbours column, the text of the
+  turns around a turn memory, weighs less than the memory's own columns);
 - ``fused``   : RRF ``Σ 1 / (κ + rank)`` over both lists;
-- ``placed``  : each fused candidate's place relative to the query's time range, from the memory's
-  session span and (when grounded) its event range. Proximity tiers: 0 — said inside the raw
-  range (session start within it) or its event range overlaps it; 1 — only its session span
-  reaches into the raw range; 2 + d — d whole days of gap. Compatible = overlaps the widened
-  range.
+- ``placed``  : each memory's place relative to the query's raw time range. Proximity tiers:
+  0 — said inside the raw range (session start within it) or its event range overlaps it;
+  1 — only its session span reaches into the raw range; 2 + d — d whole days of gap. With
+  ``:event_time_first`` a memory with a grounded event range is inside the raw range only by
+  that range (the time-only list: what *happened* then, not what was told then).
 
 Ranges are half-open ``[start, end)`` Unix seconds. A memory without a grounded event range
-carries its session span in the vec0 event columns, so "session OR event overlaps" can be
-pushed into two metadata-filtered KNN scans whose union is exact.
+carries its session span in the vec0 event columns, so "session OR event overlaps" is pushed
+into two metadata-filtered KNN scans whose union is exact.
 """
 
 from __future__ import annotations
@@ -27,21 +38,30 @@ DENSE_KNN = """
     FROM memories_vec
     WHERE embedding MATCH :qvec AND k = :depth {filters}"""
 
+# bm25() weight of the neighbours column against 1.0 for each of the memory's own columns
+# (content, keywords, persons, entities, topic); chosen by measurement (README).
+NEIGHBOUR_WEIGHT = 0.5
+
+# With the neighbours column weighed 0, a match in it alone must not make a memory a candidate.
+OWN_COLUMNS_ONLY = "{{content keywords persons entities topic}} : ({query})"
+
+# Column weights of bm25(): content, keywords, persons, entities, topic, neighbours.
 LEXICAL_BM25 = """
-    SELECT memories_fts.rowid AS id, memories_fts.rank AS score
+    SELECT memories_fts.rowid AS id,
+           bm25(memories_fts, 1.0, 1.0, 1.0, 1.0, 1.0, :neighbour_weight) AS score
     FROM memories_fts
     JOIN memories AS m ON m.id = memories_fts.rowid
     WHERE memories_fts MATCH :fts {filters}
-    ORDER BY memories_fts.rank
+    ORDER BY score
     LIMIT :depth"""
 
-SESSION_OVERLAPS_WIDENED = "AND session_start < :wide_end AND session_end > :wide_start"
-EVENT_OVERLAPS_WIDENED = "AND event_start < :wide_end AND event_end > :wide_start"
-COMPATIBLE_MEMORY = """AND ((m.session_start < :wide_end AND m.session_end > :wide_start)
+# The session-overlap filter, in the three places it is applied.
+VEC_SESSION_OVERLAPS = "AND session_start < :wide_end AND session_end > :wide_start"
+VEC_EVENT_OVERLAPS = "AND event_start < :wide_end AND event_end > :wide_start"
+SESSION_OR_EVENT_OVERLAPS = """AND ((m.session_start < :wide_end AND m.session_end > :wide_start)
          OR (m.event_start < :wide_end AND m.event_end > :wide_start))"""
 
-FUSE_AND_PLACE = """
-WITH
+FUSION_CTES = """
 dense_hits AS MATERIALIZED ({dense}),
 dense AS (
     SELECT id, min(score) AS score, row_number() OVER (ORDER BY min(score), id) AS rank
@@ -62,96 +82,176 @@ fused AS (
            max(CASE WHEN source = 'dense' THEN rank END) AS dense_rank,
            max(CASE WHEN source = 'lexical' THEN rank END) AS bm25_rank
     FROM ranked GROUP BY id
-),
+),{filled}
 ordered AS (
-    SELECT fused.*,
+    SELECT {fused}.*,
            row_number() OVER (
                ORDER BY rrf DESC,
                         min(coalesce(dense_rank, 1 << 40), coalesce(bm25_rank, 1 << 40)),
                         id
            ) AS fused_rank
+    FROM {fused}
+)"""
+
+# Inside the session-overlap filter the dense list usually holds the whole pool, so a memory
+# missing from the BM25 list is one that shares no word with the question, not one ranked
+# beyond the cut: it gets the rank after the list's last hit instead of no share at all.
+FILLED_RANKS = """
+filled AS (
+    SELECT id,
+           1.0 / (:kappa + coalesce(dense_rank, (SELECT count(*) FROM dense) + 1))
+           + 1.0 / (:kappa + coalesce(bm25_rank, (SELECT count(*) FROM lexical) + 1)) AS rrf,
+           dense_rank, bm25_rank
     FROM fused
-),
-placed AS (
-    SELECT ordered.*,
-           m.session_start >= :raw_start AND m.session_start < :raw_end
-             OR coalesce(m.event_start < :raw_end AND m.event_end > :raw_start, 0)
-             AS inside_raw,
+),"""
+
+PLACEMENT_COLUMNS = """
+           CASE WHEN m.event_start IS NOT NULL AND :event_time_first
+                THEN m.event_start < :raw_end AND m.event_end > :raw_start
+                ELSE m.session_start >= :raw_start AND m.session_start < :raw_end
+                     OR coalesce(m.event_start < :raw_end AND m.event_end > :raw_start, 0)
+           END AS said_or_happened_inside,
            m.session_start < :raw_end AND m.session_end > :raw_start
-             AS span_overlaps_raw,
-           m.session_start < :wide_end AND m.session_end > :wide_start
-             OR coalesce(m.event_start < :wide_end AND m.event_end > :wide_start, 0)
-             AS compatible,
+             AS span_reaches_range,
            min(
                max(0, :raw_start - m.session_end, m.session_start - :raw_end),
                coalesce(max(0, :raw_start - m.event_end, m.event_start - :raw_end), 1 << 40)
-           ) AS gap_seconds
-    FROM ordered JOIN memories AS m ON m.id = ordered.id
-)
-SELECT id, rrf, dense_rank, bm25_rank, fused_rank, compatible,
-       CASE WHEN inside_raw THEN 0
-            WHEN span_overlaps_raw THEN 1
-            ELSE 2 + gap_seconds / 86400 END AS tier,
-       gap_seconds / 86400.0 AS gap_days
-FROM placed
-{where}
-ORDER BY {order}
+           ) AS gap_seconds"""
+
+TIER = """CASE WHEN said_or_happened_inside THEN 0
+                 WHEN span_reaches_range THEN 1
+                 ELSE 2 + gap_seconds / 86400 END"""
+
+CONTENT = """
+WITH {fusion}
+SELECT id, rrf, dense_rank, bm25_rank, fused_rank, NULL AS tier, NULL AS gap_days
+FROM ordered
+ORDER BY fused_rank
 LIMIT :limit
 """
 
-ORDER_BY_FUSION = "fused_rank"
-ORDER_BY_PROXIMITY = "tier, fused_rank"
+SESSION_OVERLAP = """
+WITH {fusion},
+placed AS (
+    SELECT ordered.*, {placement}
+    FROM ordered JOIN memories AS m ON m.id = ordered.id
+)
+SELECT id, rrf, dense_rank, bm25_rank, fused_rank,
+       {tier} AS tier, gap_seconds / 86400.0 AS gap_days
+FROM placed
+ORDER BY tier, fused_rank
+LIMIT :limit
+"""
+
+SESSION_OVERLAP_BY_TIME = """
+WITH
+inside AS (
+    SELECT m.id FROM memories AS m
+    WHERE 1 {filters}
+),
+said AS (
+    SELECT inside.id, min(t.timestamp) AS said_at
+    FROM inside
+    LEFT JOIN memory_turns AS mt ON mt.memory_id = inside.id
+    LEFT JOIN turns AS t ON t.id = mt.turn_id
+    GROUP BY inside.id
+),
+placed AS (
+    SELECT said.id, coalesce(said.said_at, m.session_start) AS said_at, {placement}
+    FROM said JOIN memories AS m ON m.id = said.id
+)
+SELECT id, NULL AS rrf, NULL AS dense_rank, NULL AS bm25_rank,
+       row_number() OVER (ORDER BY {tier}, said_at, id) AS fused_rank,
+       {tier} AS tier, gap_seconds / 86400.0 AS gap_days
+FROM placed
+ORDER BY fused_rank
+LIMIT :limit
+"""
 
 
 @dataclass(frozen=True)
 class RankedRow:
     id: int
-    rrf: float
+    rrf: float | None
     dense_rank: int | None
     bm25_rank: int | None
     fused_rank: int
-    compatible: bool
-    tier: int
-    gap_days: float
+    tier: int | None = None  # proximity tier; None in the content list
+    gap_days: float | None = None
 
 
-def fuse_statement(
-    *,
-    with_dense: bool,
-    with_lexical: bool,
-    conversation_scoped: bool,
-    exclude_turns: bool,
-    within_compatible: bool,
-    compatible_only: bool,
-    order: str,
-) -> str:
-    """Assemble one RRF statement.
+def lexical_query(fts_query: str | None, neighbour_weight: float) -> str | None:
+    """The MATCH expression: over every column, or the memory's own columns only."""
+    if not fts_query or neighbour_weight > 0:
+        return fts_query
+    return OWN_COLUMNS_ONLY.format(query=fts_query)
 
-    ``within_compatible`` restricts both source lists to episode-compatible memories *before*
-    ranking (the "re-fuse" reading); ``compatible_only`` keeps only compatible rows of the fused
-    list (the "promote" reading, and the context list of the re-fuse reading).
-    """
+
+def _scope_filters(
+    *, conversation_scoped: bool, exclude_turns: bool
+) -> tuple[list[str], list[str]]:
+    """(vec0 filters, memories-table filters) for a conversation scope and the turn exclusion."""
     vec_filters: list[str] = []
-    fts_filters: list[str] = []
+    memory_filters: list[str] = []
     if conversation_scoped:
         vec_filters.append("AND conversation_id = :conversation_id")
-        fts_filters.append("AND m.conversation_id = :conversation_id")
+        memory_filters.append("AND m.conversation_id = :conversation_id")
     if exclude_turns:
         vec_filters.append("AND kind != 'turn'")
-        fts_filters.append("AND m.kind != 'turn'")
-    if within_compatible:
-        fts_filters.append(COMPATIBLE_MEMORY)
+        memory_filters.append("AND m.kind != 'turn'")
+    return vec_filters, memory_filters
 
-    if with_dense:
-        if within_compatible:
-            dense = "\n    UNION ALL\n".join(
-                DENSE_KNN.format(filters=" ".join([*vec_filters, overlap]))
-                for overlap in (SESSION_OVERLAPS_WIDENED, EVENT_OVERLAPS_WIDENED)
-            )
-        else:
-            dense = DENSE_KNN.format(filters=" ".join(vec_filters))
-    else:
+
+def _fusion(
+    *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
+    session_overlap: bool, fill_missing_ranks: bool = False,
+) -> str:
+    vec_filters, memory_filters = _scope_filters(
+        conversation_scoped=conversation_scoped, exclude_turns=exclude_turns
+    )
+    if not with_dense:
         dense = EMPTY_RANKS
-    lexical = LEXICAL_BM25.format(filters=" ".join(fts_filters)) if with_lexical else EMPTY_RANKS
-    where = "WHERE compatible" if compatible_only else ""
-    return FUSE_AND_PLACE.format(dense=dense, lexical=lexical, where=where, order=order)
+    elif session_overlap:
+        dense = "\n    UNION ALL\n".join(
+            DENSE_KNN.format(filters=" ".join([*vec_filters, overlap]))
+            for overlap in (VEC_SESSION_OVERLAPS, VEC_EVENT_OVERLAPS)
+        )
+    else:
+        dense = DENSE_KNN.format(filters=" ".join(vec_filters))
+    if session_overlap:
+        memory_filters.append(SESSION_OR_EVENT_OVERLAPS)
+    lexical = LEXICAL_BM25.format(filters=" ".join(memory_filters)) if with_lexical else EMPTY_RANKS
+    fill = session_overlap and fill_missing_ranks
+    return FUSION_CTES.format(dense=dense, lexical=lexical, filled=FILLED_RANKS if fill else "",
+                              fused="filled" if fill else "fused")
+
+
+def content_statement(
+    *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool
+) -> str:
+    """RRF of dense KNN and BM25 over the whole bank (or one conversation)."""
+    fusion = _fusion(with_dense=with_dense, with_lexical=with_lexical,
+                     conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
+                     session_overlap=False)
+    return CONTENT.format(fusion=fusion)
+
+
+def session_overlap_statement(
+    *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
+    fill_missing_ranks: bool = False,
+) -> str:
+    """Filter first: RRF of dense KNN and BM25 drawn from inside the session-overlap filter,
+    ordered by proximity tier, then fused rank."""
+    fusion = _fusion(with_dense=with_dense, with_lexical=with_lexical,
+                     conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
+                     session_overlap=True, fill_missing_ranks=fill_missing_ranks)
+    return SESSION_OVERLAP.format(fusion=fusion, placement=PLACEMENT_COLUMNS, tier=TIER)
+
+
+def session_overlap_by_time_statement(*, conversation_scoped: bool, exclude_turns: bool) -> str:
+    """Every memory inside the session-overlap filter, by proximity tier, then time said."""
+    _, memory_filters = _scope_filters(
+        conversation_scoped=conversation_scoped, exclude_turns=exclude_turns
+    )
+    filters = " ".join([*memory_filters, SESSION_OR_EVENT_OVERLAPS])
+    return SESSION_OVERLAP_BY_TIME.format(filters=filters, placement=PLACEMENT_COLUMNS, tier=TIER)

@@ -148,7 +148,93 @@ def m002_fts(db: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_core_tables, m002_fts]
+def m003_neighbour_text(db: apsw.Connection) -> None:
+    """A turn is often found only through the turns around it ("We put together a tournament"
+    answered by "organizing that tournament for charity"). ``memories.neighbours`` holds the
+    text of the previous and next turn of the session for turn memories (the store keeps it
+    current: :meth:`Store.refresh_neighbours`); the FTS index gains it as a sixth column,
+    weighed less than the memory's own text at query time."""
+    db.execute(
+        """
+        ALTER TABLE memories ADD COLUMN neighbours TEXT NOT NULL DEFAULT '';
+
+        DROP TRIGGER memories_fts_after_insert;
+        DROP TRIGGER memories_fts_after_delete;
+        DROP TRIGGER memories_fts_after_update;
+        DROP TABLE memories_fts;
+
+        CREATE VIRTUAL TABLE memories_fts USING fts5(
+            content, keywords, persons, entities, topic, neighbours,
+            content='memories', content_rowid='id',
+            tokenize='porter unicode61'
+        );
+
+        CREATE TRIGGER memories_fts_after_insert AFTER INSERT ON memories BEGIN
+            INSERT INTO memories_fts(rowid, content, keywords, persons, entities, topic,
+                                     neighbours)
+            VALUES (new.id, new.content, new.keywords, new.persons, new.entities, new.topic,
+                    new.neighbours);
+        END;
+
+        CREATE TRIGGER memories_fts_after_delete AFTER DELETE ON memories BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, content, keywords, persons, entities,
+                                     topic, neighbours)
+            VALUES ('delete', old.id, old.content, old.keywords, old.persons, old.entities,
+                    old.topic, old.neighbours);
+        END;
+
+        CREATE TRIGGER memories_fts_after_update
+        AFTER UPDATE OF content, keywords, persons, entities, topic, neighbours ON memories
+        BEGIN
+            INSERT INTO memories_fts(memories_fts, rowid, content, keywords, persons, entities,
+                                     topic, neighbours)
+            VALUES ('delete', old.id, old.content, old.keywords, old.persons, old.entities,
+                    old.topic, old.neighbours);
+            INSERT INTO memories_fts(rowid, content, keywords, persons, entities, topic,
+                                     neighbours)
+            VALUES (new.id, new.content, new.keywords, new.persons, new.entities, new.topic,
+                    new.neighbours);
+        END;
+
+        INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
+        """
+    )
+    # Banks written before this migration get their neighbour text now.
+    db.execute(REFRESH_NEIGHBOURS, {"conversation_id": None, "session_ids": None})
+
+
+# The neighbour text of turn memories: the previous and next turn of the same session. Limited
+# to one conversation and/or a JSON array of session ids when those are not NULL.
+REFRESH_NEIGHBOURS = """
+WITH
+session_turns AS (
+    SELECT t.id, t.session_id, t.timestamp, t.text
+    FROM turns AS t
+    WHERE (:conversation_id IS NULL OR t.conversation_id = :conversation_id)
+      AND (:session_ids IS NULL OR t.session_id IN (SELECT value FROM json_each(:session_ids)))
+),
+around AS (
+    SELECT id,
+           trim(coalesce(lag(text) OVER session_order, '') || ' '
+                || coalesce(lead(text) OVER session_order, '')) AS neighbours
+    FROM session_turns
+    WINDOW session_order AS (PARTITION BY session_id ORDER BY timestamp, id)
+),
+turn_memory AS (
+    SELECT m.id AS memory_id, around.neighbours
+    FROM around
+    JOIN memory_turns AS mt ON mt.turn_id = around.id
+    JOIN memories AS m ON m.id = mt.memory_id AND m.kind = 'turn'
+)
+UPDATE memories SET neighbours = turn_memory.neighbours
+FROM turn_memory
+WHERE memories.id = turn_memory.memory_id AND memories.neighbours != turn_memory.neighbours
+"""
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
+    m001_core_tables, m002_fts, m003_neighbour_text,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
