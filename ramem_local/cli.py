@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import errno
+import functools
 import json
 import sys
 from collections.abc import Callable
 from datetime import timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -25,6 +27,9 @@ from .render import (
     trace_dict,
 )
 from .store import StoreError
+
+if TYPE_CHECKING:
+    from .eval.tuning import SearchTuning
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
     StoreError, FormatError, ConfigError, ValueError, FileNotFoundError, PermissionError,
@@ -102,6 +107,52 @@ pass_context = click.make_pass_decorator(Context)
 
 def _echo_json(data: Any) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def tuning_options(func: Callable) -> Callable:
+    """The retrieval choices an evaluation may vary (defaults: what `ramem search` does),
+    passed to the command as one ``tuning`` argument."""
+    from .eval.tuning import SearchTuning
+
+    defaults = SearchTuning()
+    options = [
+        click.option("--buffer-days", default=defaults.buffer_days, show_default=True,
+                     type=click.FloatRange(0, 365),
+                     help="Widen a grounded range by this many days (before it)."),
+        click.option("--buffer-after-days", type=click.FloatRange(0, 365),
+                     help="Widen it by this many days after it (default: --buffer-days)."),
+        click.option("--neighbour-weight", default=defaults.neighbour_weight,
+                     show_default=True, type=click.FloatRange(0, 10),
+                     help="BM25 weight of the turns around a turn (0: not searched)."),
+        click.option("--event-time-first", is_flag=True,
+                     help="A memory with an event time is inside a range only by that time."),
+        click.option("--fill-missing-ranks/--no-fill-missing-ranks",
+                     default=defaults.fill_missing_ranks, show_default=True,
+                     help="Inside the range, a memory one list misses ranks after its last hit."),
+        click.option("--recent-days", default=defaults.recent_days, show_default=True,
+                     type=click.IntRange(0, 3650),
+                     help="'recently'/'lately' put the last N days first (0: no effect)."),
+        click.option("--depth", default=defaults.depth, show_default=True,
+                     type=click.IntRange(25, 4096),
+                     help="Candidates per source list before fusion."),
+    ]
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, buffer_days: float, buffer_after_days: float | None,
+                neighbour_weight: float, event_time_first: bool,
+                fill_missing_ranks: bool, recent_days: int, depth: int,
+                **kwargs: Any) -> Any:
+        tuning = SearchTuning(
+            depth=depth, buffer_days=buffer_days, buffer_after_days=buffer_after_days,
+            neighbour_weight=neighbour_weight,
+            event_time_first=event_time_first, fill_missing_ranks=fill_missing_ranks,
+            recent_days=recent_days,
+        )
+        return func(*args, tuning=tuning, **kwargs)
+
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
 
 
 def json_option(func: Callable) -> Callable:
@@ -336,6 +387,8 @@ def search(context: Context, question: str, k: int, as_of: str | None, mode: str
     if frame is not None and frame.guard == "filter" and frame.time_range is not None:
         click.echo(f"time: {span_text(frame.time_range.start, frame.time_range.end, tz)} "
                    f"({frame.guard_reason}; ±{frame.buffer_days:g} days)")
+    elif frame is not None and frame.guard == "prefer_recent":
+        click.echo(f"time: {frame.guard_reason}")
     if not response.results:
         click.echo("no memories match")
     for rank, candidate in enumerate(response.results, 1):
@@ -602,6 +655,17 @@ def eval_group() -> None:
     """Benchmarks on public datasets (research use)."""
 
 
+def _eval_embedder(settings: Settings) -> Any:
+    """The embedder an evaluation runs with, or None (BM25 only, said on stderr)."""
+    from .runtime.loading import open_embedder
+    from .runtime.registry import resolve_models_dir
+
+    if not settings.embedder:
+        click.echo("note: no --embedder: retrieval is BM25 only", err=True)
+        return None
+    return open_embedder(settings.embedder, resolve_models_dir(settings.models_dir, None))
+
+
 @eval_group.command(name="locomo")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--mode", type=click.Choice(["ramem", "baseline", "both"]), default="both",
@@ -609,13 +673,7 @@ def eval_group() -> None:
 @click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
               help="How many retrieved memories each JSONL row lists.")
 @click.option("--samples", metavar="IDS", help="Comma-separated sample ids (default: all).")
-@click.option("--buffer-days", default=5.0, show_default=True, type=click.FloatRange(0, 365))
-@click.option("--context", "context_strategy", type=click.Choice(["promote", "refuse"]),
-              default="promote", show_default=True,
-              help="promote: compatible part of the content fusion; refuse: fuse again inside "
-                   "the compatible set.")
-@click.option("--depth", default=25, show_default=True, type=click.IntRange(25, 4096),
-              help="Candidates per source list before fusion.")
+@tuning_options
 @click.option("--no-event-times", is_flag=True, help="Match episodes by session span only.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write one JSON line per question and mode.")
@@ -626,7 +684,7 @@ def eval_group() -> None:
 @json_option
 @pass_context
 def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | None,
-                buffer_days: float, context_strategy: str, depth: int, no_event_times: bool,
+                tuning: SearchTuning, no_event_times: bool,
                 out: Path | None, bank_dir: Path | None, limit: int | None,
                 as_json: bool) -> None:
     """Retrieval evaluation on a LoCoMo FILE: one isolated bank per sample, every question.
@@ -644,16 +702,11 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
         run_retrieval_eval,
         write_jsonl,
     )
-    from .runtime.loading import open_embedder
     from .runtime.registry import resolve_models_dir
 
     require_file(file)
     settings = context.settings
-    embedder = None
-    if settings.embedder:
-        embedder = open_embedder(settings.embedder, resolve_models_dir(settings.models_dir, None))
-    else:
-        click.echo("note: no --embedder: retrieval is BM25 only", err=True)
+    embedder = _eval_embedder(settings)
     llm = None
     if settings.llm:
         from .runtime.loading import open_llm
@@ -664,10 +717,8 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
         limit=limit,
         modes=("ramem", "baseline") if mode == "both" else (mode,),
         k=k,
-        buffer_days=buffer_days,
         samples=tuple(s.strip() for s in samples.split(",")) if samples else None,
-        context_strategy=context_strategy,
-        depth=depth,
+        tuning=tuning,
         event_times=not no_event_times,
     )
     result = run_retrieval_eval(file, embedder, config, bank_dir=bank_dir, llm=llm,
@@ -675,17 +726,103 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
     if out is not None:
         write_jsonl(result, out)
     if as_json:
-        _echo_json({"config": config.__dict__, "embedder": result.embedder,
+        _echo_json({"config": dataclasses.asdict(config), "embedder": result.embedder,
                     "summary": result.summary(), "unscorable": result.unscorable,
                     "evidence_repairs": result.repairs, "seconds": round(result.seconds, 1)})
         return
     subset = f"first {limit} scorable questions per sample" if limit else "all questions"
     click.echo(f"LoCoMo retrieval · {file.name} · {subset} · embedder {result.embedder} · "
-               f"LLM {llm.name if llm else 'none'} · K={k} · buffer ±{buffer_days:g} d · "
-               f"context {context_strategy} · event times {'on' if config.event_times else 'off'}")
+               f"LLM {llm.name if llm else 'none'} · K={k} · {tuning.describe()} · "
+               f"event times {'on' if config.event_times else 'off'}")
     click.echo(format_table(result))
     if llm is not None:
         click.echo("answers (LLM sees the top K memories of each mode):")
         click.echo(format_table(result, ANSWER_METRICS))
     click.echo(f"unscorable (no evidence after repair): {result.unscorable} · evidence repairs: "
                f"{result.repairs} · {result.seconds:.1f}s (ingest {result.ingest_seconds:.1f}s)")
+
+
+def _years_list(value: str) -> tuple[int, ...]:
+    try:
+        years = tuple(int(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise click.BadParameter(
+            f"expected comma-separated years like 1,5,10, got {value!r}") from None
+    if not years or any(y < 1 or y > 50 for y in years):
+        raise click.BadParameter(f"years must be between 1 and 50, got {value!r}")
+    return years
+
+
+@eval_group.command(name="journal")
+@click.option("--years", default="1,5,10", show_default=True, metavar="Y1,Y2,...",
+              help="Journal sizes in years (comma-separated); one bank per size.")
+@click.option("--days", type=click.IntRange(7, 36500), metavar="N",
+              help="One short journal of N days instead of --years (a quick check).")
+@click.option("--seed", default=7, show_default=True, type=int,
+              help="Seed of the generator: the same seed writes the same journals and questions.")
+@click.option("--per-style", default=40, show_default=True, type=click.IntRange(1, 10000),
+              help="Questions per style and journal (fewer when a journal has fewer candidates).")
+@click.option("--mode", type=click.Choice(["ramem", "baseline", "both"]), default="both",
+              show_default=True)
+@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
+              help="Memories retrieved per question: R@K and AllR@K count the first K.")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write one JSON line per question and mode (evidence, retrieved, metrics).")
+@click.option("--bank-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Keep each journal's JSONL and bank here (inspect with `ramem --db`); a "
+                   "later run with the same seed and sizes reuses them.")
+@tuning_options
+@json_option
+@pass_context
+def eval_journal(context: Context, years: str, days: int | None, seed: int, per_style: int,
+                 mode: str, k: int, out: Path | None, bank_dir: Path | None,
+                 tuning: SearchTuning, as_json: bool) -> None:
+    """Retrieval on synthetic journals that grow from 1 to 10 years (context collapse).
+
+    Each journal is written by a seeded generator (no data files): one to three entries a day
+    ending on 17 November 2026, with hikes, meals, books, films, repairs, concerts and visits
+    that recur every few weeks with the same people and places, and about 15% of entries
+    written one to three days late ("Yesterday I ...", "On Saturday I ..."). It is ingested as
+    JSONL and searched like `ramem search --as-of`. Question styles, each answered by the entry
+    (or, for time_only, all entries) whose event day the cue picks:
+
+    \b
+      date          Where did I go hiking on 9 February 2023?
+      yesterday     What did I cook yesterday?
+      days_ago      Which film did I watch 3 days ago?
+      month_part    Which book did I start in early May 2024?
+      last_weekend  Who did I visit last weekend?
+      time_only     What did I do yesterday? / on 3 May 2024? / 4 days ago?
+
+    Prints R@1, R@K and all-evidence R@K (every evidence entry in the first K) per size and
+    style, modes side by side, with each bank's entries, ingest time and median search time.
+    Example: ramem --embedder DIR eval journal --years 1,5 --per-style 20
+    """
+    from .eval.journal import (
+        JournalSpec,
+        format_journal_table,
+        run_journal_eval,
+        write_journal_jsonl,
+    )
+
+    embedder = _eval_embedder(context.settings)
+    sizes: list[int | JournalSpec] = list(_years_list(years))
+    if days is not None:
+        sizes = [JournalSpec(days=days, seed=seed, questions_per_style=per_style)]
+    modes = ("ramem", "baseline") if mode == "both" else (mode,)
+    result = run_journal_eval(sizes, embedder, seed=seed, per_style=per_style, modes=modes, k=k,
+                              bank_dir=bank_dir, tuning=tuning,
+                              progress=lambda msg: click.echo(msg, err=True))
+    if out is not None:
+        write_journal_jsonl(result, out)
+    if as_json:
+        _echo_json({"embedder": result.embedder, "seed": seed, "k": k, "modes": list(modes),
+                    "per_style": per_style, "tuning": dataclasses.asdict(tuning),
+                    "summary": result.summary(),
+                    "seconds": round(result.seconds, 1)})
+        return
+    click.echo(f"journal retrieval · synthetic, seed {seed} · {per_style} questions per style · "
+               f"embedder {result.embedder} · K={k} · modes {', '.join(modes)} · "
+               f"{tuning.describe()}")
+    click.echo(format_journal_table(result))
+    click.echo(f"{result.seconds:.1f}s in all")

@@ -24,7 +24,6 @@ from ..ingest.formats import read_locomo
 from ..ingest.pipeline import ingest_conversations
 from ..protocols import Embedder
 from ..recall.timecues import has_temporal_cue
-from ..retrieve import RetrievalSettings, retrieve
 from ..runtime.llm import LLM
 from ..types import Candidate, ParsedConversation, RecallFrame
 from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
@@ -37,6 +36,7 @@ from .metrics import (
     set_f1,
     token_f1,
 )
+from .tuning import DEFAULT_TUNING, SearchTuning, tuned_search
 
 METRICS = ("R@5", "R@10", "R@25", "AllR@10", "MRR@25", "D@1")
 ANSWER_METRICS = ("F1", "BLEU-1", "setF1", "abstain")
@@ -47,10 +47,8 @@ DEPTH_FOR_METRICS = 25
 class RetrievalEvalConfig:
     modes: tuple[str, ...] = ("ramem", "baseline")
     k: int = 10
-    buffer_days: float = 5.0
     samples: tuple[str, ...] | None = None
-    context_strategy: str = "promote"
-    depth: int = 25
+    tuning: SearchTuning = DEFAULT_TUNING
     event_times: bool = True
     limit: int | None = None  # only the first N scorable questions of each sample
 
@@ -171,7 +169,7 @@ def run_retrieval_eval(
     results: list[QuestionResult] = []
     unscorable = 0
     ingest_seconds = 0.0
-    with _bank_folder(bank_dir) as folder:
+    with bank_folder(bank_dir) as folder:
         for sample_id in wanted:
             if progress:
                 progress(f"{sample_id}: building its bank")
@@ -206,7 +204,8 @@ def run_retrieval_eval(
 
 
 @contextmanager
-def _bank_folder(bank_dir: Path | None) -> Iterator[str]:
+def bank_folder(bank_dir: Path | None) -> Iterator[str]:
+    """``bank_dir`` (created), or a temporary folder removed afterwards."""
     if bank_dir is not None:
         bank_dir.mkdir(parents=True, exist_ok=True)
         yield str(bank_dir)
@@ -222,21 +221,17 @@ def _session_starts_by_dia_id(conversation: ParsedConversation) -> dict[str, int
 
 def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
          config: RetrievalEvalConfig, llm: LLM | None) -> Iterable[QuestionResult]:
-    frame = memory.frame(question.question, buffer_days=config.buffer_days)
+    """Both modes through ``Memory.search``, the path ``ramem search`` takes. K is raised to 25
+    for R@25 and MRR@25; the first K results are the same as with ``--k K``."""
     triggered = has_temporal_cue(question.question)
-    query_vector = (memory.embedder.embed_query(frame.need)
-                    if memory.embedder is not None else None)
     evidence = set(question.evidence)
     evidence_starts = [session_of[e] for e in question.evidence if e in session_of]
     for mode in config.modes:
-        settings = RetrievalSettings(
-            k=max(DEPTH_FOR_METRICS, config.k), depth=max(config.depth, DEPTH_FOR_METRICS),
-            mode=mode, context_strategy=config.context_strategy,
-        )
-        response = retrieve(memory.store, memory.embedder, frame, settings,
-                            query_vector=query_vector)
+        response = tuned_search(memory, question.question, k=max(DEPTH_FOR_METRICS, config.k),
+                                mode=mode, tuning=config.tuning)
+        frame = response.trace.frame
         grounded = None
-        if frame.time_range is not None:
+        if frame is not None and frame.time_range is not None:
             grounded = [_iso_day(frame.time_range.start), _iso_day(frame.time_range.end - 1)]
         yield QuestionResult(
             sample_id=question.sample_id,

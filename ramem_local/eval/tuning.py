@@ -1,0 +1,56 @@
+"""Retrieval choices an evaluation can vary, so that each default is measured on against off
+with the same command. The defaults are exactly what ``ramem search`` uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..api import Memory, When
+from ..recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS
+from ..retrieve import DEFAULT_DEPTH, RetrievalSettings
+from ..store import NEIGHBOUR_WEIGHT
+from ..types import SearchResponse
+
+
+@dataclass(frozen=True)
+class SearchTuning:
+    depth: int = DEFAULT_DEPTH  # candidates per source list before fusion
+    buffer_days: float = DEFAULT_BUFFER_DAYS
+    buffer_after_days: float | None = None  # None: the same as buffer_days
+    recent_days: int = DEFAULT_RECENT_DAYS
+    neighbour_weight: float = NEIGHBOUR_WEIGHT
+    event_time_first: bool = RetrievalSettings.event_time_first
+    fill_missing_ranks: bool = RetrievalSettings.fill_missing_ranks
+
+    def describe(self) -> str:
+        after = self.buffer_after_days
+        if after is None or after == self.buffer_days:
+            buffer = f"buffer ±{self.buffer_days:g} d"
+        else:
+            buffer = f"buffer -{self.buffer_days:g}/+{after:g} d"
+        parts = [buffer, f"neighbour weight {self.neighbour_weight:g}", f"depth {self.depth}"]
+        if self.event_time_first:
+            parts.append("event time first")
+        if self.fill_missing_ranks:
+            parts.append("missing ranks filled")
+        if self.recent_days:
+            parts.append(f"'recently' = last {self.recent_days} d first")
+        return " · ".join(parts)
+
+
+def tuned_search(memory: Memory, question: str, *, k: int, mode: str, tuning: SearchTuning,
+                 as_of: When | None = None) -> SearchResponse:
+    """``Memory.search`` with the tuning's choices (the defaults: the same call as
+    ``memory.search(question, k=k, mode=mode, as_of=as_of)``)."""
+    frame = memory.frame(question, as_of=as_of, buffer_days=tuning.buffer_days,
+                         buffer_after_days=tuning.buffer_after_days,
+                         recent_days=tuning.recent_days)
+    settings = RetrievalSettings(
+        k=k, depth=max(tuning.depth, k), mode=mode, neighbour_weight=tuning.neighbour_weight,
+        event_time_first=tuning.event_time_first,
+        fill_missing_ranks=tuning.fill_missing_ranks,
+    )
+    return memory.search(question, settings=settings, frame=frame)
+
+
+DEFAULT_TUNING = SearchTuning()
