@@ -5,8 +5,8 @@
   KNN and BM25 drawn from inside the session-overlap filter (session span or event range
   overlapping the widened range), fused there, ordered by proximity tier (said inside the raw
   range or an event inside it; then a session span reaching into it; then by whole days of
-  gap), fused rank within a tier. A time-only question ("What did I do yesterday?") lists the
-  memories of the range in the order they were said;
+  gap), fused rank within a tier. A time-only question ("What did I do yesterday?") lists
+  what happened in the range (a memory with an event time placed by it) in time order;
 - merge: ``Dedup_first(context ⊕ content)``, then the first K.
 
 Filter first rather than promoting the compatible part of the *global* top candidates: when the
@@ -92,8 +92,9 @@ def context_list(
 ) -> list[RankedRow]:
     """Filter first (DESIGN.md §4.3): candidates come from inside the session-overlap filter
     (session span or event range overlapping the widened range), fused there and ordered by
-    proximity tier. A question whose need is only its time cue lists the memories inside the
-    filter in the order they were said."""
+    proximity tier. A question whose need is only its time cue lists what happened inside the
+    filter in time order. Without a dense list, the range's memories that BM25 cannot match
+    follow its hits within each tier."""
     if frame.time_range is None or frame.widened_range is None:
         return []
     if frame.time_only:

@@ -303,3 +303,16 @@ def test_time_only_lists_what_happened_by_its_event_day(tmp_path):
         top_two = {c.memory.content for c in response.results[:2]}
         assert top_two == {"me: Quiet evening with tea.", "me: Yesterday I also planted beans."}
         assert "bike" in response.results[2].memory.content
+
+
+def test_without_an_embedder_the_range_is_listed_even_when_bm25_matches_nothing(tmp_path):
+    (tmp_path / "journal.jsonl").write_text("\n".join(
+        journal_lines(400, datetime(2023, 1, 1, tzinfo=timezone.utc))))
+    with Memory.open(tmp_path / "journal.db") as bank:
+        bank.ingest(tmp_path / "journal.jsonl")
+        # Day 161 (11 June 2023) "cooked pasta with Ben": no word in common with "meal".
+        response = bank.search("Which meal did I prepare on 11 June 2023?", k=3, buffer_days=0)
+        top = response.results[0]
+        assert "(day 161)" in top.memory.content
+        assert (top.list_name, top.tier) == ("context", 0)
+        assert any("follow the BM25 hits" in note for note in response.trace.notes)

@@ -275,3 +275,28 @@ def test_neighbour_migration_fills_banks_written_before_it(tmp_path, monkeypatch
     assert [r.id for r in hits][0] == ids[1], "its own words first, then its neighbours'"
     assert {r.id for r in hits} == set(ids)
     assert upgraded.fts_integrity_ok()
+
+
+@pytest.mark.parametrize("fill", [True, False])
+def test_missing_ranks_inside_the_range_rank_after_the_lists_last_hit(tmp_path, fill):
+    store = make_bank(tmp_path)
+    texts = ["apple pie"] + [f"filler text {i}" for i in range(9)]
+    ids = add_conversation(store, texts, session_starts=(0,))
+    vectors = np.random.default_rng(5).normal(size=(len(ids), DIM)).astype(np.float32)
+    store.add_vectors(ids, vectors)
+    from ramem_local.types import TimeRange
+
+    raw = TimeRange(0, DAY)
+    rows = store.session_overlap_candidates(
+        query_vector=vectors[3], fts_query=fts_match_query("apple"), raw_range=raw,
+        wide_range=raw, depth=25, limit=25, fill_missing_ranks=fill)
+    lexical_hits = sum(1 for r in rows if r.bm25_rank is not None)
+    dense_hits = sum(1 for r in rows if r.dense_rank is not None)
+    assert lexical_hits == 1 and dense_hits == len(ids)
+    for row in rows:
+        expected = 1 / (60 + row.dense_rank)
+        if row.bm25_rank is not None:
+            expected += 1 / (60 + row.bm25_rank)
+        elif fill:
+            expected += 1 / (60 + lexical_hits + 1)
+        assert row.rrf == pytest.approx(expected)

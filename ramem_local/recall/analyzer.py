@@ -153,7 +153,8 @@ def _merge_fields(frame: RecallFrame, proposal: dict, participants: Sequence[str
     """Copy the descriptive fields into ``frame``; returns what was refused, for the record."""
     need = _clean(proposal.get("need"))
     need_accepted = _on_topic(need, frame.question)
-    frame.need = need if need_accepted else frame.question
+    if need_accepted:  # else the deterministic need stays (the question less its time cue)
+        frame.need = need
     persons, dropped = _known_persons(proposal.get("persons") or [], participants)
     frame.persons = _union(frame.persons, persons)
     not_places = {name.casefold() for name in participants}
