@@ -14,9 +14,10 @@ import time
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
+from .protocols import LLM, LLMResult
 from .render import day, span_text
-from .runtime.llm import LLM, LLMResult, array, enum, obj, string
-from .types import Answer, Candidate, MemoryRecord, RecallFrame, Trace
+from .schemas import array, enum, obj, string
+from .types import Answer, Candidate, LLMCall, MemoryRecord, RecallFrame, Trace
 
 NOT_IN_MEMORY = "not in memory"
 MAX_CITATIONS = 5
@@ -140,7 +141,7 @@ def is_abstention(text: str) -> bool:
     return text.strip().strip("\"'").rstrip(".!").strip().lower() == NOT_IN_MEMORY
 
 
-def call_record(stage: str, result: LLMResult) -> dict:
+def call_record(stage: str, result: LLMResult) -> LLMCall:
     """The per-call accounting kept in ``Trace.llm_calls``."""
     return result.accounting(stage)
 

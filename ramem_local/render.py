@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, tzinfo
 
-from .types import Answer, Candidate, MemoryRecord, RecallFrame, TimeRange, Trace
+from .types import Answer, Candidate, LLMCall, MemoryRecord, RecallFrame, TimeRange, Trace
 
 
 def iso_time(ts: int | None, tz: tzinfo) -> str | None:
@@ -88,6 +88,7 @@ def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
 
 
 def trace_dict(trace: Trace, results: list[Candidate], tz: tzinfo) -> dict:
+    total = LLMCall.total(trace.llm_calls)
     return {
         "mode": trace.mode,
         "frame": frame_dict(trace.frame, tz) if trace.frame else None,
@@ -106,9 +107,9 @@ def trace_dict(trace: Trace, results: list[Candidate], tz: tzinfo) -> dict:
         ],
         "notes": trace.notes,
         "timings_ms": trace.timings_ms,
-        "llm_calls": trace.llm_calls,
-        "tokens_in": sum(c.get("tokens_in", 0) for c in trace.llm_calls if c),
-        "tokens_out": sum(c.get("tokens_out", 0) for c in trace.llm_calls if c),
+        "llm_calls": [call.as_dict() for call in trace.llm_calls],
+        "tokens_in": total.tokens_in,
+        "tokens_out": total.tokens_out,
         "shown_memory_ids": trace.shown_memory_ids,
     }
 

@@ -5,6 +5,7 @@ All times are INTEGER Unix seconds (UTC). Ranges are half-open: ``[start, end)``
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
@@ -162,13 +163,56 @@ class Candidate:
     gap_days: float | None = None
 
 
+@dataclass(frozen=True)
+class LLMCall:
+    """The accounting of one model call: which stage made it, its tokens, its time, its error
+    (None when the reply was usable). Kept in ``Trace.llm_calls`` and extraction reports."""
+
+    stage: str
+    tokens_in: int = 0
+    tokens_out: int = 0
+    ms: float = 0.0
+    error: str | None = None
+
+    def as_dict(self) -> dict:
+        """The JSON form: stage, tokens_in, tokens_out, ms, error."""
+        return {
+            "stage": self.stage,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "ms": self.ms,
+            "error": self.error,
+        }
+
+    @staticmethod
+    def total(calls: Iterable[LLMCall]) -> LLMTotal:
+        """The calls counted and summed (tokens in and out, milliseconds)."""
+        calls = list(calls)
+        return LLMTotal(
+            calls=len(calls),
+            tokens_in=sum(c.tokens_in for c in calls),
+            tokens_out=sum(c.tokens_out for c in calls),
+            ms=sum(c.ms for c in calls),
+        )
+
+
+@dataclass(frozen=True)
+class LLMTotal:
+    """Several ``LLMCall``s summed (see ``LLMCall.total``)."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    ms: float = 0.0
+
+
 @dataclass
 class Trace:
     frame: RecallFrame | None = None
     mode: str = "ramem"
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
-    llm_calls: list[dict] = field(default_factory=list)
+    llm_calls: list[LLMCall] = field(default_factory=list)
     shown_memory_ids: list[int] = field(default_factory=list)
 
 

@@ -104,7 +104,7 @@ def smollm():
         pytest.skip("RAMEM_TEST_LLM is not set (path to SmolLM2-135M-Instruct.Q4_1.gguf)")
     if not Path(value).is_file():
         pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
-    from ramem_local.runtime.llm import LlamaRuntime
+    from ramem_local.runtime.llama import LlamaRuntime
 
     # One thread: on a 2-core machine that runs other work, two threads slowed calls 2-10x.
     return LlamaRuntime(Path(value), n_ctx=2048, n_threads=1)

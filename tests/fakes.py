@@ -1,6 +1,6 @@
 """Scripted fakes of the model runtimes, for unit tests of the logic around them.
 
-They implement the same protocols as the real runtimes (``ramem_local.runtime.llm.LLM``);
+They implement the same protocols as the real runtimes (``ramem_local.protocols.LLM``);
 integration tests use the real SmolLM2 GGUF and MiniLM ONNX models.
 """
 
@@ -10,7 +10,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ramem_local.runtime.llm import LLMResult, validate
+from ramem_local.protocols import LLMResult
+from ramem_local.schemas import validate
 
 Reply = dict | str | LLMResult | Callable[[list[dict], dict, int], "dict | str | LLMResult"]
 

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 import pytest
 from fakes import ScriptedLLM
 
+from ramem_local.protocols import LLMResult
 from ramem_local.recall.analyzer import (
     SYSTEM_PROMPT,
     AnalysisOutcome,
@@ -14,8 +15,8 @@ from ramem_local.recall.analyzer import (
     analyze_question,
 )
 from ramem_local.recall.frame import build_frame
-from ramem_local.runtime.llm import LLMResult, unbounded, validate
-from ramem_local.types import DAY, TimeRange
+from ramem_local.schemas import unbounded, validate
+from ramem_local.types import DAY, LLMCall, TimeRange
 
 UTC = timezone.utc
 PARTICIPANTS = ["Caroline", "Melanie"]
@@ -242,13 +243,13 @@ def test_model_failure_leaves_the_frame_unchanged_and_records_the_error():
     assert frame.llm_proposal["error"] == "truncated"
     assert frame.llm_proposal["accepted"] is False
     assert "model failed" in frame.llm_proposal["reason"]
-    assert outcome.call == {
-        "stage": "analyze",
-        "tokens_in": 300,
-        "tokens_out": 384,
-        "ms": 12.5,
-        "error": "truncated",
-    }
+    assert outcome.call == LLMCall(
+        stage="analyze",
+        tokens_in=300,
+        tokens_out=384,
+        ms=12.5,
+        error="truncated",
+    )
 
 
 def test_the_input_frame_is_never_mutated():
@@ -264,5 +265,5 @@ def test_the_input_frame_is_never_mutated():
 
 def test_call_stats_are_returned():
     outcome = analyze("What is Caroline's job?", proposal(need="job"))
-    assert outcome.call["stage"] == "analyze" and outcome.call["error"] is None
-    assert outcome.call["tokens_in"] > 0 and outcome.call["tokens_out"] > 0
+    assert outcome.call.stage == "analyze" and outcome.call.error is None
+    assert outcome.call.tokens_in > 0 and outcome.call.tokens_out > 0

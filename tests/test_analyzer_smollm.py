@@ -9,7 +9,7 @@ import pytest
 
 from ramem_local.recall.analyzer import MAX_RANGE_DAYS, analyze_question
 from ramem_local.recall.frame import build_frame
-from ramem_local.runtime.llm import LlamaRuntime
+from ramem_local.runtime.llama import LlamaRuntime
 from ramem_local.types import TimeRange
 
 UTC = timezone.utc
@@ -36,7 +36,7 @@ def analyze(llm: LlamaRuntime, question: str):
     outcome = analyze_question(
         llm, frame, tz=UTC, participants=PARTICIPANTS, timeline=TIMELINE, max_tokens=256
     )
-    assert outcome.call["stage"] == "analyze" and outcome.call["tokens_in"] > 0
+    assert outcome.call.stage == "analyze" and outcome.call.tokens_in > 0
     assert outcome.frame.llm_proposal is not None
     assert set(outcome.frame.persons) <= set(PARTICIPANTS)
     return frame, outcome.frame

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 
 import pytest
@@ -16,8 +17,10 @@ from ramem_local.answer import (
     is_abstention,
     memory_block,
 )
-from ramem_local.runtime.llm import LLMResult, unbounded, validate
-from ramem_local.types import DAY, Candidate, MemoryRecord, RecallFrame, Trace
+from ramem_local.protocols import LLMResult
+from ramem_local.render import trace_dict
+from ramem_local.schemas import unbounded, validate
+from ramem_local.types import DAY, Candidate, LLMCall, LLMTotal, MemoryRecord, RecallFrame, Trace
 
 UTC = timezone.utc
 
@@ -157,8 +160,8 @@ def test_cited_answer_is_returned_with_its_evidence_and_call_record():
     assert [c.memory.id for c in answer.evidence] == [7, 9, 12]
     assert answer.trace.shown_memory_ids == [7, 9, 12]
     [call] = answer.trace.llm_calls
-    assert call["stage"] == "answer" and call["error"] is None
-    assert call["tokens_in"] > 0 and call["tokens_out"] > 0 and "ms" in call
+    assert call.stage == "answer" and call.error is None
+    assert call.tokens_in > 0 and call.tokens_out > 0 and call.ms > 0
     assert llm.calls[0]["schema"]["properties"]["citations"]["items"]["enum"] == [7, 9, 12]
     assert llm.calls[0]["max_tokens"] == 512
 
@@ -219,9 +222,25 @@ def test_model_failure_abstains_and_records_the_error():
 
     assert answer.abstained and answer.answer == NOT_IN_MEMORY
     assert "model failed" in answer.reasoning and "truncated" in answer.reasoning
-    assert answer.trace.llm_calls == [
+    assert [call.as_dict() for call in answer.trace.llm_calls] == [
         {"stage": "answer", "tokens_in": 900, "tokens_out": 512, "ms": 3.0, "error": "truncated"}
     ]
+
+
+def test_the_json_trace_lists_each_call_and_their_totals():
+    llm = ScriptedLLM([LLMResult(None, "truncated", "length", '{"reasoning": "cu', 900, 512, 3.0)])
+    trace = ask(llm).trace
+    trace.llm_calls.insert(0, LLMCall("analyze", 300, 100, 12.5))
+
+    rendered = json.loads(json.dumps(trace_dict(trace, [], UTC)))
+
+    assert rendered["llm_calls"] == [
+        {"stage": "analyze", "tokens_in": 300, "tokens_out": 100, "ms": 12.5, "error": None},
+        {"stage": "answer", "tokens_in": 900, "tokens_out": 512, "ms": 3.0, "error": "truncated"},
+    ]
+    assert (rendered["tokens_in"], rendered["tokens_out"]) == (1200, 612)
+    assert LLMCall.total(trace.llm_calls) == LLMTotal(calls=2, tokens_in=1200, tokens_out=612,
+                                                      ms=15.5)
 
 
 def test_citations_are_filtered_to_shown_ids_even_without_a_grammar():

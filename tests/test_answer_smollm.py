@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from ramem_local.answer import NOT_IN_MEMORY, answer_schema, generate_answer
-from ramem_local.runtime.llm import validate
+from ramem_local.schemas import validate
 from ramem_local.types import DAY, Candidate, MemoryRecord, RecallFrame
 
 UTC = timezone.utc
@@ -88,11 +88,11 @@ def test_real_model_gives_a_cited_answer_or_abstains(llm):
     assert answer.trace.shown_memory_ids == shown
     assert [c.memory.id for c in answer.evidence] == shown
     [call] = answer.trace.llm_calls
-    assert call["stage"] == "answer" and call["tokens_in"] > 0 and call["tokens_out"] > 0
+    assert call.stage == "answer" and call.tokens_in > 0 and call.tokens_out > 0
     if answer.abstained:
         assert (answer.answer, answer.citations) == (NOT_IN_MEMORY, [])
     else:
-        assert call["error"] is None
+        assert call.error is None
         assert answer.citations and set(answer.citations) <= set(shown)
         reply = {
             "reasoning": answer.reasoning,

@@ -28,7 +28,8 @@ from ramem_local.ingest.extract import (
 from ramem_local.ingest.llm_pipeline import run_extraction
 from ramem_local.ingest.pipeline import ingest_conversations
 from ramem_local.ingest.windows import plan_new_windows, plan_windows, windows_of
-from ramem_local.runtime.llm import LLMResult, unbounded, validate
+from ramem_local.protocols import LLMResult
+from ramem_local.schemas import unbounded, validate
 from ramem_local.text import fts_match_query
 from ramem_local.types import DAY, ParsedConversation, Session, Turn
 
@@ -519,7 +520,7 @@ def test_prompt_too_long_for_the_context_is_split(bank):
     outcome = extract_window(llm, turns, max_tokens=100, tz=UTC)
 
     assert outcome.ok and outcome.split and len(llm.calls) == 2
-    assert outcome.calls[0]["error"].startswith("prompt_too_long")
+    assert outcome.calls[0].error.startswith("prompt_too_long")
 
 
 def test_context_window_error_from_the_runtime_is_split_too(bank):

@@ -73,7 +73,7 @@ def extraction_llm():
     if not Path(value).is_file():
         pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
     pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    from ramem_local.runtime.llm import LlamaRuntime
+    from ramem_local.runtime.llama import LlamaRuntime
 
     cores = os.cpu_count() or 1
     # llama.cpp threads spin while they wait for each other: on a small, busy machine one

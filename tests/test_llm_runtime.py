@@ -1,7 +1,8 @@
-"""The LLM runtime: schema validation, loop detection, outcome classification, llama.cpp.
+"""The llama.cpp runtime: messages, the protocol, grammars, the model cache, a real model.
 
-Unit tests need no model. Tests marked ``real_model`` run SmolLM2-135M (path in
-``$RAMEM_TEST_LLM``); it is far too weak for good answers, so they check plumbing only.
+Schemas, validation and reply classification are tested in test_schemas.py. Unit tests need no
+model. Tests marked ``real_model`` run SmolLM2-135M (path in ``$RAMEM_TEST_LLM``); it is far
+too weak for good answers, so they check plumbing only.
 """
 
 from __future__ import annotations
@@ -11,196 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ramem_local.runtime.llm import (
-    LLM,
-    LlamaRuntime,
-    LLMResult,
-    array,
-    boolean,
-    enum,
-    integer,
-    interpret,
-    looks_degenerate,
-    nullable,
-    number,
-    obj,
-    prepare_messages,
-    string,
-    unbounded,
-    validate,
-)
-
-PERSON = obj(
-    {
-        "name": string(20),
-        "age": nullable(integer(minimum=0, maximum=150)),
-        "role": enum(["friend", "family", "colleague"]),
-        "tags": array(string(10), 2),
-    }
-)
-
-# --------------------------------------------------------------------------- validate
-
-
-@pytest.mark.parametrize(
-    ("data", "schema", "errors"),
-    [
-        ("abc", string(3), []),
-        ("abcd", string(3), ["$: longer than 3 characters (4)"]),
-        ("", string(3, min_length=1), ["$: shorter than 1 characters (0)"]),
-        (3, string(3), ["$: expected string, got integer"]),
-        (3, integer(), []),
-        (3.0, integer(), []),  # JSON does not tell 3 from 3.0
-        (3.5, integer(), ["$: expected integer, got number"]),
-        (True, integer(), ["$: expected integer, got boolean"]),  # bool is not int in JSON
-        ("3", integer(), ["$: expected integer, got string"]),
-        (-1, integer(minimum=0), ["$: -1 < minimum 0"]),
-        (200, integer(maximum=150), ["$: 200 > maximum 150"]),
-        (2, number(), []),
-        (1, boolean(), ["$: expected boolean, got integer"]),
-        (False, boolean(), []),
-        (None, {"type": "null"}, []),
-        ("b", enum(["a", "b"]), []),
-        ("c", enum(["a", "b"]), ["$: 'c' is not one of ['a', 'b']"]),
-        (True, {"enum": [1, 2]}, ["$: True is not one of [1, 2]"]),
-        (1.0, {"enum": [1, 2]}, []),
-        (None, nullable(string(3)), []),
-        ("abc", nullable(string(3)), []),
-        (5, nullable(string(3)), ["$: matches no alternative ($: expected string, got integer)"]),
-        (None, {"type": ["string", "null"]}, []),
-        (1, {"type": ["string", "null"]}, ["$: expected null|string, got integer"]),
-        (["a", "b"], array(string(1), 2), []),
-        (["a", "b", "c"], array(string(1), 2), ["$: more than 2 items (3)"]),
-        ([], array(string(1), 2, min_items=1), ["$: fewer than 1 items (0)"]),
-        (["a", 7], array(string(1), 2), ["$[1]: expected string, got integer"]),
-        ({"x": 1}, {"type": "object"}, []),  # unconstrained object
-        ({"x": 1}, obj({}), ["$: unexpected property 'x'"]),
-        ({}, obj({"x": integer()}), ["$: missing required 'x'"]),
-        ({}, obj({"x": integer()}, required=[]), []),
-        ([], obj({}), ["$: expected object, got array"]),
-        (
-            {"name": "Ann", "age": None, "role": "friend", "tags": []},
-            PERSON,
-            [],
-        ),
-        (
-            {"name": "Ann", "age": -2, "role": "boss", "tags": ["a" * 11]},
-            PERSON,
-            [
-                "$.age: matches no alternative ($.age: -2 < minimum 0)",
-                "$.role: 'boss' is not one of ['friend', 'family', 'colleague']",
-                "$.tags[0]: longer than 10 characters (11)",
-            ],
-        ),
-    ],
-)
-def test_validate(data, schema, errors):
-    assert validate(data, schema) == errors
-
-
-# --------------------------------------------------------------------------- schema helpers
-
-
-def test_helpers_build_bounded_schemas():
-    assert unbounded(PERSON) == []
-    assert PERSON["required"] == ["name", "age", "role", "tags"]
-    assert PERSON["additionalProperties"] is False
-
-
-@pytest.mark.parametrize(
-    ("schema", "found"),
-    [
-        ({"type": "string"}, ["$: string without maxLength"]),
-        ({"type": "string", "enum": ["a"]}, []),
-        ({"type": "array", "items": string(5)}, ["$: array without maxItems"]),
-        (array({"type": "string"}, 3), ["$[]: string without maxLength"]),
-        (obj({"a": obj({"b": {"type": "string"}})}), ["$.a.b: string without maxLength"]),
-        (nullable({"type": "string"}), ["$: string without maxLength"]),
-        (
-            {"type": "object", "properties": {}, "additionalProperties": True},
-            ["$: object allows additional properties"],
-        ),
-    ],
-)
-def test_unbounded_finds_fields_a_model_could_fill_forever(schema, found):
-    assert unbounded(schema) == found
-
-
-def test_unbounded_flags_bounds_llama_cpp_refuses():
-    schema = {"type": "string", "maxLength": 1500}
-    assert unbounded(schema) == ["$: maxLength 1500 > 1000"]
-
-
-@pytest.mark.parametrize("make", [lambda n: string(n), lambda n: array(boolean(), n)])
-def test_helpers_refuse_bounds_llama_cpp_cannot_compile(make):
-    assert make(1000)
-    with pytest.raises(ValueError, match="llama.cpp grammar limit"):
-        make(1001)
-
-
-def test_enum_infers_a_single_type():
-    assert enum(["a", "b"]) == {"enum": ["a", "b"], "type": "string"}
-    assert enum(["a", None]) == {"enum": ["a", None]}
-
-
-# --------------------------------------------------------------------------- degeneration
-
-
-@pytest.mark.parametrize(
-    ("text", "degenerate"),
-    [
-        ('{"summary": "Caroline went to a support group.", "people": ["Caroline"]}', False),
-        ("I went to the park, then to the lake, then home for dinner with Mel.", False),
-        ("", False),
-        ("the cat sat on " * 8, True),  # a unit repeated at the end
-        (('{"a": "' + "abcdefghij" * 7)[:-3], True),  # cut in the middle of a unit
-        ("ab" * 40, True),  # short units count through their multiples
-        ("abcdefgh" * 5, False),  # five copies are not enough
-        ("x: " + "very " * 12 + "good", True),  # one word, back to back
-        ("x: " + "very " * 9 + "good", False),
-        ('["a", "a", "a", "a", "a", "a", "a", "a", "a", "a"]', True),
-        ("!" * 40, True),  # one character
-        ("-" * 20 + " a heading", False),
-        (
-            '{"s": "' + "I went to the park. " * 6,
-            True,
-        ),
-    ],
-)
-def test_looks_degenerate(text, degenerate):
-    assert looks_degenerate(text) is degenerate
-
-
-# --------------------------------------------------------------------------- interpret
-
+from ramem_local.protocols import LLM, LLMResult
+from ramem_local.runtime.llama import LlamaRuntime, prepare_messages
+from ramem_local.schemas import array, enum, obj, string, validate
 
 SMALL = obj({"a": string(60)})
-
-
-@pytest.mark.parametrize(
-    ("raw", "finish", "data", "error"),
-    [
-        ('{"a": "x"}', "stop", {"a": "x"}, None),
-        ('{"a": "line\nbreak"}', "stop", {"a": "line\nbreak"}, None),  # raw newline tolerated
-        ('{"a": "x', "length", None, "truncated"),
-        ('{"a": "' + "la la la " * 10, "length", None, "repetition"),
-        ("not json", "stop", None, "invalid_json"),
-        ('{"a": 1}', "stop", None, "schema: $.a: expected string, got integer"),
-        ('{"a": "x", "b": 1}', "stop", None, "schema: $: unexpected property 'b'"),
-        ('{"a": "no no no no no no no no no no"}', "stop", None, "repetition"),
-    ],
-)
-def test_interpret_classifies_every_outcome(raw, finish, data, error):
-    assert interpret(raw, finish, SMALL) == (data, error)
-
-
-def test_interpret_caps_the_schema_message():
-    schema = obj({k: integer() for k in "abcde"})
-    _, error = interpret("{}", "stop", schema)
-    assert error == (
-        "schema: $: missing required 'a'; $: missing required 'b'; $: missing required 'c' "
-        "(+2 more)"
-    )
 
 
 # --------------------------------------------------------------------------- messages + protocol
@@ -249,7 +65,7 @@ def test_missing_model_file_is_reported(tmp_path):
 
 def test_grammar_keeps_property_order_and_forbids_control_chars_in_strings():
     pytest.importorskip("llama_cpp")
-    from ramem_local.runtime.llm import schema_grammar
+    from ramem_local.runtime.llama import schema_grammar
 
     grammar = schema_grammar(obj({"reasoning": string(50), "answer": string(20)}))
     root = next(line for line in grammar.splitlines() if line.startswith("root ::="))
@@ -344,12 +160,48 @@ def test_grammar_llama_cpp_refuses_is_an_error_not_a_crash(runtime):
 @pytest.mark.real_model
 def test_count_tokens_and_model_cache(runtime):
     assert 0 < runtime.count_tokens("hello") < runtime.count_tokens("hello there, old friend")
-    again = LlamaRuntime(runtime.model_path, n_ctx=2048)
-    assert again._model is runtime._model  # loaded once per process
+    again = LlamaRuntime(runtime.model_path, n_ctx=2048, n_threads=1)
+    assert again._model is runtime._model  # loaded once per process and settings
+    more_threads = LlamaRuntime(runtime.model_path, n_ctx=2048, n_threads=2)
+    assert more_threads._model is not runtime._model  # not silently the 1-thread model
+    assert more_threads._model.llama.n_threads == 2 and runtime._model.llama.n_threads == 1
+    assert more_threads.count_tokens("hello there") == runtime.count_tokens("hello there")
+
+
+def test_the_model_cache_shares_a_model_only_between_equal_load_settings(monkeypatch, tmp_path):
+    from ramem_local.runtime import llama as runtime
+
+    built = []
+
+    def fake_llama(settings):
+        built.append(settings)
+        return object()
+
+    monkeypatch.setattr(runtime, "_new_llama", fake_llama)
+    monkeypatch.setattr(runtime, "_CACHE", {})
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"")
+    base = {"n_ctx": 2048, "n_threads": 1}
+    first = LlamaRuntime(gguf, **base)
+
+    # Per-call settings and another spelling of the same file share the loaded model.
+    assert LlamaRuntime(gguf, **base, thinking="hybrid", repeat_penalty=1.3,
+                        reuse_prefix=True)._model is first._model
+    assert LlamaRuntime(tmp_path / "." / "model.gguf", **base)._model is first._model
+    # Everything the Llama object is built with gets its own model.
+    changes = [{"n_ctx": 4096}, {"n_threads": 2}, {"seed": 7}, {"chat_format": "chatml"},
+               {"verbose": True}]
+    for change in changes:
+        assert LlamaRuntime(gguf, **{**base, **change})._model is not first._model, change
+    assert len(built) == 1 + len(changes)
+    assert built[0].llama_kwargs() == {
+        "model_path": str(gguf.resolve()), "n_ctx": 2048, "n_threads": 1,
+        "n_threads_batch": 1, "seed": 0, "chat_format": None, "verbose": False,
+    }
 
 
 def test_physical_cores_counts_cores_not_hyperthreads(monkeypatch, tmp_path):
-    from ramem_local.runtime import llm as runtime
+    from ramem_local.runtime import llama as runtime
 
     cpuinfo = tmp_path / "cpuinfo"
     cpuinfo.write_text("".join(

@@ -22,10 +22,9 @@ from ..answer import generate_answer
 from ..api import Memory
 from ..ingest.formats import read_locomo
 from ..ingest.pipeline import ingest_conversations
-from ..protocols import Embedder
+from ..protocols import LLM, Embedder
 from ..recall.timecues import has_temporal_cue
-from ..runtime.llm import LLM
-from ..types import Candidate, ParsedConversation, RecallFrame
+from ..types import Candidate, LLMCall, ParsedConversation, RecallFrame
 from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
 from .metrics import (
     all_evidence_recall_at_k,
@@ -262,7 +261,7 @@ def _answer(llm: LLM | None, question: LocomoQuestion, frame: RecallFrame,
     answer = generate_answer(llm, question.question, frame, list(shown), tz)
     prediction = "" if answer.abstained else answer.answer
     reference = question.answer
-    calls = answer.trace.llm_calls
+    usage = LLMCall.total(answer.trace.llm_calls)
     return {
         "prediction": answer.answer,
         "abstained": answer.abstained,
@@ -271,9 +270,9 @@ def _answer(llm: LLM | None, question: LocomoQuestion, frame: RecallFrame,
         "f1": token_f1(prediction, reference) if reference is not None else None,
         "bleu1": bleu1(prediction, reference) if reference is not None else None,
         "set_f1": set_f1(prediction, reference) if reference is not None else None,
-        "tokens_in": sum(c.get("tokens_in", 0) for c in calls),
-        "tokens_out": sum(c.get("tokens_out", 0) for c in calls),
-        "ms": sum(c.get("ms", 0.0) for c in calls),
+        "tokens_in": usage.tokens_in,
+        "tokens_out": usage.tokens_out,
+        "ms": usage.ms,
     }
 
 

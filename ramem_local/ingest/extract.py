@@ -18,13 +18,14 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 
-from ..runtime.llm import LLM, LLMResult, array, enum, nullable, obj, string
+from ..protocols import LLM, LLMResult
+from ..schemas import array, enum, nullable, obj, string
 from ..text import normalised_hash, words
-from ..types import MemoryRecord, Turn
+from ..types import LLMCall, MemoryRecord, Turn
 from .anchor import ground_event_time
 
 PROMPT_VERSION = "x1"
@@ -136,7 +137,7 @@ class WindowOutcome:
 
     entries: list[dict] | None
     error: str | None
-    calls: list[dict] = field(default_factory=list)
+    calls: list[LLMCall] = field(default_factory=list)
     split: bool = False  # retried as two halves
 
     @property
@@ -145,15 +146,15 @@ class WindowOutcome:
 
     @property
     def tokens_in(self) -> int:
-        return sum(c["tokens_in"] for c in self.calls)
+        return LLMCall.total(self.calls).tokens_in
 
     @property
     def tokens_out(self) -> int:
-        return sum(c["tokens_out"] for c in self.calls)
+        return LLMCall.total(self.calls).tokens_out
 
     @property
     def ms(self) -> float:
-        return sum(c["ms"] for c in self.calls)
+        return LLMCall.total(self.calls).ms
 
 
 def extract_window(
@@ -199,13 +200,13 @@ def _one_call(
     max_tokens: int,
     tz: tzinfo,
     temperature: float,
-    calls: list[dict],
+    calls: list[LLMCall],
 ) -> tuple[list[dict] | None, str | None]:
     messages = build_messages(turns, tz)
     schema = window_schema(list(turn_labels(turns)))
     too_long = _prompt_too_long(llm, messages, max_tokens)
     if too_long is not None:
-        calls.append({"tokens_in": 0, "tokens_out": 0, "ms": 0.0, "error": too_long})
+        calls.append(LLMCall("extract", error=too_long))
         return None, too_long
     started = time.perf_counter()
     try:
@@ -220,7 +221,7 @@ def _one_call(
         error = "schema: reply has no entries list"
     if error is not None:
         error = error[:MAX_ERROR_CHARS]
-    calls.append({**result.accounting("extract"), "error": error})
+    calls.append(replace(result.accounting("extract"), error=error))
     if error is not None:
         return None, error
     return list(result.data["entries"]), None

@@ -21,10 +21,9 @@ from datetime import tzinfo
 
 import numpy as np
 
-from ..protocols import Embedder
-from ..runtime.llm import LLM
+from ..protocols import LLM, Embedder
 from ..store import EmbedderFingerprint, Store
-from ..types import MemoryRecord, Turn
+from ..types import LLMCall, MemoryRecord, Turn
 from .extract import (
     MAX_ERROR_CHARS,
     PROMPT_VERSION,
@@ -178,7 +177,7 @@ def _process_window(
 ) -> WindowReport:
     turns = window_turns(window, conversation.turns)
     entries: list[dict] = []
-    calls: list[dict] = []
+    calls: list[LLMCall] = []
     split = False
     if not turns:
         error: str | None = "the window's turns are no longer in the bank"
@@ -193,14 +192,13 @@ def _process_window(
     if error is None and records and embedder is not None:
         vectors = embedder.embed_documents([r.content for r in records])
 
+    total = LLMCall.total(calls)
     result = WindowReport(
         window_id=window.id, conversation=conversation.name, index=0, total=0,
         turns=len(turns), status=FAILED if error else DONE,
         error=error[:MAX_ERROR_CHARS] if error else None, memories_new=0, memories_merged=0,
-        entries=len(entries), entries_rejected=len(rejected), llm_calls=len(calls), split=split,
-        tokens_in=sum(c["tokens_in"] for c in calls),
-        tokens_out=sum(c["tokens_out"] for c in calls),
-        seconds=sum(c["ms"] for c in calls) / 1000,
+        entries=len(entries), entries_rejected=len(rejected), llm_calls=total.calls, split=split,
+        tokens_in=total.tokens_in, tokens_out=total.tokens_out, seconds=total.ms / 1000,
     )
     with store.db:
         if store.extraction_window_status(window.id) == DONE:  # another process finished it

@@ -30,9 +30,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
-from ..runtime.llm import LLM, LLMResult, array, nullable, obj, string
+from ..protocols import LLM, LLMResult
+from ..schemas import array, nullable, obj, string
 from ..text import content_words
-from ..types import RecallFrame, TimeRange
+from ..types import LLMCall, RecallFrame, TimeRange
 
 MAX_RANGE_DAYS = 400
 TIMELINE_SLACK_DAYS = 30
@@ -56,11 +57,10 @@ Question: What did Ann cook for Tom last weekend?
 
 @dataclass(frozen=True)
 class AnalysisOutcome:
-    """The merged frame and the accounting of the one model call (``Trace.llm_calls`` shape:
-    stage="analyze", tokens_in, tokens_out, ms, error)."""
+    """The merged frame and the accounting of the one model call (stage "analyze")."""
 
     frame: RecallFrame
-    call: dict
+    call: LLMCall
 
 
 def analysis_schema() -> dict:
@@ -123,7 +123,7 @@ def analyze_question(
     return AnalysisOutcome(merged, call)
 
 
-def _call_record(result: LLMResult) -> dict:
+def _call_record(result: LLMResult) -> LLMCall:
     return result.accounting("analyze")
 
 

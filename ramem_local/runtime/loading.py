@@ -50,7 +50,7 @@ def _folder_name(folder: Path, entry: dict | None) -> str:
 
 def open_llm(name_or_path: str, models_dir: Path, *, n_threads: int | None = None):
     """A registry name (installed in models_dir) or a GGUF path, loaded once per process."""
-    from .llm import LlamaRuntime
+    from .llama import LlamaRuntime
     from .registry import LLM
 
     registry = load_registry()

@@ -1,0 +1,302 @@
+"""Schema-constrained JSON calls to a local LLM (llama.cpp, in process): ``LlamaRuntime``.
+
+Stages depend on the small ``LLM`` protocol (``ramem_local.protocols``), never on this module,
+so they can be tested with scripted fakes and imported without llama-cpp-python. Schemas and the
+classification of replies live in ``ramem_local.schemas``; this module compiles a schema into a
+grammar, runs the model, and caches loaded models.
+
+llama-cpp-python (0.3.36) quirks handled here, each measured:
+* a schema its converter can't handle silently becomes "any JSON" via ``response_format``, so
+  we compile the grammar ourselves and report failures;
+* bounds above 1000 (``MAX_BOUND``) make llama.cpp refuse the grammar, and llama-cpp-python
+  then segfaults: we ask llama.cpp first, once per schema;
+* its string rule admits raw control characters: we patch it as llama.cpp upstream does;
+* reusing the previous call's KV prefix changes greedy outputs: off by default;
+* properties are generated in schema order (required first): order them as the model should
+  think (e.g. "reasoning" before "answer").
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from ..protocols import LLMResult
+from ..schemas import MAX_BOUND, interpret
+
+# --------------------------------------------------------------------------- llama.cpp runtime
+
+
+@dataclass
+class _Loaded:
+    llama: Any  # llama_cpp.Llama
+    lock: threading.Lock  # a Llama context is not thread-safe
+    grammar_ok: dict[str, bool] = field(default_factory=dict)  # schema JSON -> llama.cpp accepts
+
+
+@dataclass(frozen=True)
+class LoadSettings:
+    """Everything that makes one loaded ``llama_cpp.Llama`` behave differently from another:
+    exactly the arguments it is built with. The model cache is keyed by it, so two runtimes
+    share a loaded model only when nothing about the loaded model would differ."""
+
+    model_path: str  # resolved, so two spellings of one file share
+    n_ctx: int
+    n_threads: int  # also n_threads_batch
+    seed: int
+    chat_format: str | None
+    verbose: bool
+
+    def llama_kwargs(self) -> dict[str, Any]:
+        return {
+            "model_path": self.model_path,
+            "n_ctx": self.n_ctx,
+            "n_threads": self.n_threads,
+            "n_threads_batch": self.n_threads,
+            "seed": self.seed,
+            "chat_format": self.chat_format,
+            "verbose": self.verbose,
+        }
+
+
+_CACHE: dict[LoadSettings, _Loaded] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _new_llama(settings: LoadSettings) -> Any:
+    from llama_cpp import Llama  # imported late: loading this module needs no llama
+
+    return Llama(**settings.llama_kwargs())
+
+
+def _load(settings: LoadSettings) -> _Loaded:
+    """Load a GGUF once per process and ``settings``: loading costs seconds and RAM."""
+    with _CACHE_LOCK:
+        if settings not in _CACHE:
+            llama = _new_llama(settings)
+            if not _CACHE:
+                atexit.register(_close_all)
+            _CACHE[settings] = _Loaded(llama, threading.Lock())
+        return _CACHE[settings]
+
+
+def _close_all() -> None:
+    """Free models before interpreter teardown; llama's own __del__ fails that late."""
+    with _CACHE_LOCK:
+        for loaded in _CACHE.values():
+            loaded.llama.close()
+        _CACHE.clear()
+
+
+# llama-cpp-python 0.3.x lets JSON strings hold raw control characters (its ``char`` rule is
+# ``[^"\\]``), so a model can put a bare newline inside a string and produce invalid JSON.
+# llama.cpp's own converter excludes them; we patch the rule the same way.
+_LOOSE_CHAR_RULE = re.compile(r'^char ::= \[\^"\\\\\]', re.MULTILINE)
+_STRICT_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F]'
+
+
+def schema_grammar(schema: dict) -> str:
+    """The GBNF grammar text that constrains output to ``schema``.
+
+    Properties come out in the schema's order (required ones first): put "reasoning" before
+    "answer" and the model writes it first.
+    """
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    text = json_schema_to_gbnf(json.dumps(schema))
+    return _LOOSE_CHAR_RULE.sub(lambda _: _STRICT_CHAR_RULE, text)
+
+
+@lru_cache(maxsize=64)
+def _compile_grammar(schema_json: str) -> tuple[str, Any]:
+    """GBNF text and LlamaGrammar for a schema, built once per distinct schema.
+
+    We build it ourselves instead of passing ``response_format``: llama-cpp-python silently
+    falls back to "any JSON" when a schema doesn't convert, which would hide the mistake.
+    """
+    from llama_cpp import LlamaGrammar
+
+    text = schema_grammar(json.loads(schema_json))
+    return text, LlamaGrammar.from_string(text, verbose=False)
+
+
+def _llama_accepts(llama: Any, grammar_text: str) -> bool:
+    """Whether llama.cpp can parse ``grammar_text``; asked once per schema and model.
+
+    llama-cpp-python does not check: it chains the NULL sampler of a refused grammar and the
+    process dies with SIGSEGV at the first token. llama.cpp prints the whole grammar to stderr
+    when it refuses one, hence the silencing.
+    """
+    import llama_cpp
+
+    with _stderr_silenced():
+        sampler = llama_cpp.llama_sampler_init_grammar(
+            llama._model.vocab, grammar_text.encode("utf-8"), b"root"
+        )
+    if not sampler:
+        return False
+    llama_cpp.llama_sampler_free(sampler)
+    return True
+
+
+@contextlib.contextmanager
+def _stderr_silenced() -> Iterator[None]:
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as devnull:
+            os.dup2(devnull.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+class LlamaRuntime:
+    """``LLM`` backed by a GGUF model in process (llama-cpp-python)."""
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        seed: int = 0,
+        thinking: str = "none",
+        verbose: bool = False,
+        chat_format: str | None = None,
+        repeat_penalty: float = 1.1,
+        reuse_prefix: bool = False,
+    ) -> None:
+        """``chat_format=None`` uses the chat template embedded in the GGUF (right for Qwen);
+        ``thinking="hybrid"`` (Qwen3) appends ``/no_think`` to the last user message.
+
+        ``reuse_prefix=False`` clears the KV cache before every call. llama.cpp's results depend
+        on how the prompt was batched, so reusing the previous call's prefix makes the same
+        request answer differently depending on what ran before (measured with SmolLM2 at
+        temperature 0). Reproducible extraction is worth re-reading the prompt; pass True to
+        trade it for speed when many calls share a long system prompt.
+        """
+        self.model_path = Path(model_path)
+        if not self.model_path.is_file():
+            raise FileNotFoundError(f"no GGUF model at {self.model_path}")
+        self.name = self.model_path.name
+        self.n_ctx = n_ctx
+        self.seed = seed
+        self.thinking = thinking
+        self.repeat_penalty = repeat_penalty
+        self.reuse_prefix = reuse_prefix
+        self.settings = LoadSettings(
+            model_path=str(self.model_path.resolve()),
+            n_ctx=n_ctx,
+            n_threads=n_threads or physical_cores(),
+            seed=seed,
+            chat_format=chat_format,
+            verbose=verbose,
+        )
+        self._model = _load(self.settings)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._model.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+
+    def chat_json(
+        self, messages: list[dict], schema: dict, *, max_tokens: int, temperature: float = 0.0
+    ) -> LLMResult:
+        """One grammar-constrained chat call. Never raises for model or llama errors."""
+        start = time.perf_counter()
+        try:
+            grammar = self._grammar(schema)
+        except Exception as exc:  # report, don't raise
+            return _failed(f"schema: cannot compile grammar: {exc}", start)
+        try:
+            with self._model.lock:
+                if not self.reuse_prefix:
+                    self._model.llama.reset()
+                response = self._model.llama.create_chat_completion(
+                    messages=prepare_messages(messages, self.thinking),
+                    grammar=grammar,
+                    temperature=temperature,
+                    seed=self.seed,
+                    max_tokens=max_tokens,
+                    repeat_penalty=self.repeat_penalty,
+                )
+        except Exception as exc:  # e.g. prompt longer than the context
+            return _failed(f"{type(exc).__name__}: {exc}", start)
+        return _result(response, schema, start)
+
+    def _grammar(self, schema: dict) -> Any:
+        key = json.dumps(schema)
+        text, grammar = _compile_grammar(key)
+        accepted = self._model.grammar_ok.get(key)
+        if accepted is None:
+            with self._model.lock:
+                accepted = _llama_accepts(self._model.llama, text)
+            self._model.grammar_ok[key] = accepted
+        if not accepted:
+            raise ValueError(f"llama.cpp refused the grammar (a bound above {MAX_BOUND}?)")
+        return grammar
+
+
+def physical_cores() -> int:
+    """Physical CPU cores (llama.cpp gains nothing from hyper-threads and slows down on them).
+
+    Read from /proc/cpuinfo's (physical id, core id) pairs on Linux; elsewhere half the
+    logical CPUs, at least one.
+    """
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        text = ""
+    cores: set[tuple[str, str]] = set()
+    physical = ""
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "physical id":
+            physical = value.strip()
+        elif key.strip() == "core id":
+            cores.add((physical, value.strip()))
+    if cores:
+        return len(cores)
+    return max(1, (os.cpu_count() or 2) // 2)
+
+
+def prepare_messages(messages: list[dict], thinking: str) -> list[dict]:
+    """Copy ``messages``; for hybrid-thinking models (Qwen3) append ``/no_think`` to the last
+    user turn, Qwen3's documented switch, since structured calls must not think aloud."""
+    prepared = [dict(m) for m in messages]
+    if thinking == "hybrid":
+        for message in reversed(prepared):
+            if message.get("role") == "user":
+                message["content"] = f"{message.get('content', '')} /no_think"
+                break
+    return prepared
+
+
+def _failed(error: str, start: float) -> LLMResult:
+    return LLMResult(None, error, None, "", 0, 0, (time.perf_counter() - start) * 1000)
+
+
+def _result(response: dict, schema: dict, start: float) -> LLMResult:
+    choice = response["choices"][0]
+    raw = choice["message"].get("content") or ""
+    finish = choice.get("finish_reason")
+    usage = response.get("usage") or {}
+    data, error = interpret(raw, finish, schema)
+    return LLMResult(
+        data=data,
+        error=error,
+        finish_reason=finish,
+        raw=raw,
+        tokens_in=int(usage.get("prompt_tokens", 0)),
+        tokens_out=int(usage.get("completion_tokens", 0)),
+        ms=(time.perf_counter() - start) * 1000,
+    )
