@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -10,15 +9,14 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .answer import generate_answer
-from .ingest.formats import read_conversations
+from .ingest.formats import read_conversations, write_jsonl
 from .ingest.llm_pipeline import ExtractionReport, run_extraction
 from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations
-from .protocols import Embedder
+from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
 from .recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
-from .runtime.llm import LLM
 from .runtime.registry import resolve_models_dir
 from .store import EmbedderFingerprint, Store, StoreError, turn_key
 from .types import (
@@ -169,37 +167,28 @@ class Memory:
         Turns are the verbatim record (memories can be rebuilt from them): this is the backup
         and the way to move a bank to another embedder or machine.
         """
-        count = 0
-        target = Path(path)
-        partial = target.with_name(target.name + ".part")
-        with partial.open("w", encoding="utf-8") as handle:
-            for conversation, turn in self.store.all_turns():
-                row = {
-                    "conversation": conversation,
-                    "session": turn.session_ordinal,
-                    "speaker": turn.speaker,
-                    "text": turn.text,
-                    "timestamp": datetime.fromtimestamp(turn.timestamp, tz=self.tz).isoformat(),
-                }
-                if turn.external_id:
-                    row["id"] = turn.external_id
-                if turn.caption:
-                    row["caption"] = turn.caption
-                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-                count += 1
-        partial.replace(target)
-        return count
+        return write_jsonl(self.store.all_turns(), Path(path), self.tz)
 
     def forget(self, memory_id: int) -> bool:
         return self.store.delete_memory(memory_id)
 
-    def reindex(self) -> int:
-        """Re-embed every memory with this Memory's embedder (after changing models)."""
-        if self.embedder is None:
+    def reindex(self, embedder: str | Path | Embedder | None = None, *,
+                models_dir: str | Path | None = None) -> int:
+        """Re-embed every memory (after changing models); returns how many.
+
+        ``embedder`` (a registry name, a model folder or an embedder object) becomes this
+        bank's embedder; without it, this Memory's embedder re-embeds. The new embedder is
+        loaded before any vector is dropped, so a typo loses nothing.
+        """
+        loaded = _load_explicit_embedder(embedder, models_dir) or self.embedder
+        if loaded is None:
             raise StoreError("reindex needs an embedder (--embedder NAME|DIR)")
         self.store.drop_vectors()
-        self.store.bind_embedder(_fingerprint(self.embedder))
-        return embed_missing(self.store, self.embedder)
+        self.store.bind_embedder(_fingerprint(loaded))
+        if embedder is not None:
+            self.store.set_meta("embedder_source", _source_of(embedder, loaded))
+        self.embedder = loaded
+        return embed_missing(self.store, loaded)
 
     # ----------------------------------------------------------------- reading
     def frame(self, question: str, *, as_of: When | None = None,

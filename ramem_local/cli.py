@@ -529,18 +529,9 @@ def reindex(context: Context) -> None:
     settings = context.settings
     if not settings.embedder:
         raise ValueError("reindex needs --embedder NAME|DIR")
-    memory = Memory.open(settings.bank_path(), embedder=None, models_dir=settings.models_dir,
-                         create=False)
-    try:
-        from .runtime.loading import open_embedder
-        from .runtime.registry import resolve_models_dir
-
-        memory.embedder = open_embedder(settings.embedder,
-                                        resolve_models_dir(settings.models_dir, None))
-        count = memory.reindex()
-        memory.store.set_meta("embedder_source", settings.embedder)
-    finally:
-        memory.close()
+    with Memory.open(settings.bank_path(), models_dir=settings.models_dir,
+                     create=False) as memory:
+        count = memory.reindex(settings.embedder, models_dir=settings.models_dir)
     click.echo(f"re-embedded {count} memories")
 
 

@@ -290,7 +290,7 @@ def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_emb
         result = memory.ask("What is the name of Ann's cat?", k=3)
     assert (result.answer, result.abstained) == ("Pixel", False)
     assert result.citations and set(result.citations) <= {c.memory.id for c in result.evidence}
-    assert [call["stage"] for call in result.trace.llm_calls] == ["analyze", "answer"]
+    assert [call.stage for call in result.trace.llm_calls] == ["analyze", "answer"]
     assert {"analyze", "answer", "sql"} <= set(result.trace.timings_ms)
     assert result.trace.frame.keywords == ["cat"]
 
@@ -334,3 +334,17 @@ def test_export_writes_turns_that_ingest_reads_back(tmp_path, hashing_embedder):
              for name, t in original]
     assert strip == [(name, t.speaker, t.text, t.timestamp, t.external_id, t.caption)
                      for name, t in copied]
+
+
+def test_reindex_moves_a_bank_to_another_embedder(tmp_path, hashing_embedder):
+    embedder_class = type(hashing_embedder)
+    path = tmp_path / "bank.db"
+    with Memory.open(path, embedder=embedder_class(dimension=32)) as memory:
+        memory.add("Ran a 10k in the park", at="2024-05-04")
+        memory.add("Baked bread", at="2024-05-05")
+        assert memory.reindex(embedder_class(dimension=16)) == 2
+        assert memory.embedder.dimension == 16
+        assert memory.stats()["vectors"] == 2
+        assert memory.search("park run", k=1).results[0].memory.content.endswith("park")
+    with Memory.open(path, embedder=embedder_class(dimension=16)) as memory:
+        assert memory.stats()["embedder"]["dimension"] == 16

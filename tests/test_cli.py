@@ -423,3 +423,21 @@ def test_bank_reloads_its_recorded_embedder_for_search(bank, locomo_file, minilm
     stats = stats_of(bank)
     assert stats["vectors"] == stats["memories"] == 7
     assert stats["embedder"] and stats["embedder"]["dimension"] == 384
+
+
+@pytest.mark.real_model
+def test_reindex_embeds_a_bm25_only_bank_and_later_opens_use_it(bank, jsonl_file, minilm_dir):
+    ingest_json(bank, jsonl_file)
+    before = stats_of(bank)
+    assert before["vectors"] == 0 and before["embedder"] is None
+    result = ok(ramem("--db", bank, "--embedder", minilm_dir, "reindex"))
+    assert f"re-embedded {before['memories']} memories" in result.stdout
+    after = stats_of(bank)  # no --embedder: the recorded one is reloaded
+    assert after["vectors"] == after["memories"] == before["memories"]
+    assert after["embedder"]["dimension"] == 384
+
+
+def test_reindex_without_an_embedder_is_one_error_line(bank, jsonl_file):
+    ingest_json(bank, jsonl_file)
+    assert "--embedder" in error_line(ramem("--db", bank, "reindex"))
+    assert stats_of(bank)["memories"] > 0

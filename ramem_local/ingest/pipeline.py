@@ -74,7 +74,7 @@ def _ingest_one(
     report: IngestReport,
     progress: Progress | None,
 ) -> None:
-    with store.db:
+    with store.atomic():
         conversation_id = store.ensure_conversation(conversation.name, kind=kind, source=source)
         participants = conversation.participants or sorted({t.speaker for t in conversation.turns})
         store.add_participants(conversation_id, participants)
@@ -116,7 +116,7 @@ def write_turn_batch(
         for turn in fresh
     ]
     vectors = embedder.embed_documents([r.content for r in records]) if embedder else None
-    with store.db:
+    with store.atomic():
         stored = store.add_turns(conversation_id, session_ids, fresh)
         new_ids: list[int] = []
         new_vectors = []
@@ -149,7 +149,7 @@ def embed_missing(store: Store, embedder: Embedder, *, batch_size: int = DEFAULT
             return total
         ids = [memory_id for memory_id, _ in pending]
         vectors = embedder.embed_documents([content for _, content in pending])
-        with store.db:
+        with store.atomic():
             store.add_vectors(ids, vectors)
         total += len(ids)
 

@@ -133,7 +133,7 @@ def ensure_windows(
     planned = plan_new_windows(turn_ids, recorded, size, overlap)
     if not planned:
         return 0
-    with store.db:
+    with store.atomic():
         return store.add_extraction_windows(conversation_id, planned, prompt_version)
 
 

@@ -1,0 +1,379 @@
+"""Memory tables: memories, their provenance and vectors, the FTS index, and retrieval."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+
+import apsw
+import numpy as np
+
+from ..types import MemoryRecord, TimeRange
+from .base import StoreError, now
+from .retrieval_sql import (
+    NEIGHBOUR_WEIGHT,
+    RankedRow,
+    content_statement,
+    lexical_query,
+    session_overlap_by_time_statement,
+    session_overlap_statement,
+)
+from .schema import REFRESH_NEIGHBOURS
+
+
+def _join_list(values: Iterable[str]) -> str:
+    """Lists are stored as '; '-joined text: readable, and tokenised cleanly by FTS5."""
+    return "; ".join(v for v in values if v)
+
+
+def _split_list(value: str | None) -> list[str]:
+    return [v for v in (value or "").split("; ") if v]
+
+
+def _range_params(raw: TimeRange, wide: TimeRange) -> dict[str, int]:
+    return {"raw_start": raw.start, "raw_end": raw.end,
+            "wide_start": wide.start, "wide_end": wide.end}
+
+
+def _vec_episode(session_start: int, session_end: int, event_start: int | None,
+                event_end: int | None) -> tuple[int, int, int, int]:
+    """The vec0 metadata of a memory's episode: without a grounded event, the event columns
+    carry the session span, so "session OR event overlaps" is two exact filtered scans."""
+    return (session_start, session_end,
+            event_start if event_start is not None else session_start,
+            event_end if event_end is not None else session_end)
+
+
+def vector_blob(vector: np.ndarray) -> bytes:
+    return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
+
+
+
+class MemoryTables:
+    """The SQL of memories, vectors, FTS and the retrieval statements (a part of ``Store``)."""
+
+    db: apsw.Connection
+
+    # --------------------------------------------------------------- memories
+    def add_memory(self, record: MemoryRecord, dedup_key: str, conversation_id: int) -> int | None:
+        """Insert a memory with its provenance; None when an equal memory already exists."""
+        row = self.db.execute(
+            """
+            INSERT INTO memories(conversation_id, kind, content, keywords, persons, entities,
+                                 location, topic, language, session_start, session_end,
+                                 event_start, event_end, dedup_key, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(conversation_id, dedup_key) DO NOTHING
+            RETURNING id
+            """,
+            (
+                conversation_id,
+                record.kind,
+                record.content,
+                _join_list(record.keywords),
+                _join_list(record.persons),
+                _join_list(record.entities),
+                record.location,
+                record.topic or "",
+                record.language,
+                record.session_start,
+                record.session_end,
+                record.event_start,
+                record.event_end,
+                dedup_key,
+                now(),
+            ),
+        ).fetchone()
+        if row is None:
+            return None
+        memory_id = row[0]
+        self.db.executemany(
+            "INSERT OR IGNORE INTO memory_turns(memory_id, turn_id) VALUES (?, ?)",
+            [(memory_id, t) for t in record.source_turn_ids],
+        )
+        return memory_id
+
+    def refresh_neighbours(self, conversation_id: int, session_ids: Iterable[int]) -> None:
+        """Recompute the neighbour text (previous and next turn) of the turn memories of these
+        sessions; called after turns are added, so a turn gains the one said after it."""
+        self.db.execute(REFRESH_NEIGHBOURS, {
+            "conversation_id": conversation_id,
+            "session_ids": json.dumps(sorted(set(session_ids))),
+        })
+
+    def add_vectors(self, memory_ids: Sequence[int], vectors: np.ndarray) -> None:
+        if not memory_ids:
+            return
+        if not self.has_vectors():
+            raise StoreError("no embedder is bound to this bank; cannot store vectors")
+        placeholders = ",".join("?" * len(memory_ids))
+        spans = {
+            r[0]: r[1:]
+            for r in self.db.execute(
+                f"SELECT id, conversation_id, kind, session_start, session_end, event_start, "
+                f"event_end FROM memories WHERE id IN ({placeholders})",
+                tuple(memory_ids),
+            )
+        }
+        rows = []
+        for memory_id, vector in zip(memory_ids, vectors, strict=True):
+            conv, kind, *episode = spans[memory_id]
+            rows.append((memory_id, vector_blob(vector), conv, kind, *_vec_episode(*episode)))
+        self.db.executemany(
+            "INSERT OR REPLACE INTO memories_vec(memory_id, embedding, conversation_id, kind, "
+            "session_start, session_end, event_start, event_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    def _mirror_episodes_to_vectors(self, changed: Sequence[tuple]) -> None:
+        """Copy changed ``(id, session_start, session_end, event_start, event_end)`` rows of
+        ``memories`` into the vector table's metadata columns."""
+        if not changed or not self.has_vectors():
+            return
+        self.db.executemany(
+            "UPDATE memories_vec SET session_start = ?, session_end = ?, "
+            "event_start = ?, event_end = ? WHERE memory_id = ?",
+            [(*_vec_episode(*episode), memory_id) for memory_id, *episode in changed],
+        )
+
+    def memories_without_vectors(self, limit: int = 1000) -> list[tuple[int, str]]:
+        if not self.has_vectors():
+            return []
+        rows = self.db.execute(
+            """
+            SELECT m.id, m.content FROM memories m
+            WHERE m.id NOT IN (SELECT memory_id FROM memories_vec)
+            ORDER BY m.id LIMIT ?
+            """,
+            (limit,),
+        )
+        return list(rows)
+
+    def vector_count(self) -> int:
+        if not self.has_vectors():
+            return 0
+        return self.db.execute("SELECT count(*) FROM memories_vec").fetchone()[0]
+
+    def memory_count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM memories").fetchone()[0]
+
+    def get_memories(self, ids: Sequence[int]) -> dict[int, MemoryRecord]:
+        if not ids:
+            return {}
+        placeholders = ",".join("?" * len(ids))
+        rows = self.db.execute(
+            f"""
+            WITH provenance AS (
+                SELECT mt.memory_id,
+                       json_group_array(t.external_id) AS external_ids,
+                       json_group_array(t.id) AS turn_ids
+                FROM memory_turns mt JOIN turns t ON t.id = mt.turn_id
+                WHERE mt.memory_id IN ({placeholders})
+                GROUP BY mt.memory_id
+            )
+            SELECT m.id, m.content, m.kind, c.name, m.session_start, m.session_end,
+                   m.persons, m.keywords, m.entities, m.location, m.topic, m.language,
+                   m.event_start, m.event_end,
+                   coalesce(p.external_ids, '[]'), coalesce(p.turn_ids, '[]')
+            FROM memories m
+            JOIN conversations c ON c.id = m.conversation_id
+            LEFT JOIN provenance p ON p.memory_id = m.id
+            WHERE m.id IN ({placeholders})
+            """,
+            tuple(ids) * 2,
+        )
+        out: dict[int, MemoryRecord] = {}
+        for r in rows:
+            out[r[0]] = MemoryRecord(
+                id=r[0], content=r[1], kind=r[2], conversation=r[3],
+                session_start=r[4], session_end=r[5],
+                persons=_split_list(r[6]), keywords=_split_list(r[7]),
+                entities=_split_list(r[8]), location=r[9], topic=r[10] or None,
+                language=r[11], event_start=r[12], event_end=r[13],
+                source_turns=json.loads(r[14]), source_turn_ids=json.loads(r[15]),
+            )
+        return out
+
+    def list_memories(
+        self, *, limit: int = 20, offset: int = 0, conversation_id: int | None = None
+    ) -> list[MemoryRecord]:
+        ids = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT id FROM memories WHERE ?1 IS NULL OR conversation_id = ?1 "
+                "ORDER BY session_start, id LIMIT ?2 OFFSET ?3",
+                (conversation_id, limit, offset),
+            )
+        ]
+        found = self.get_memories(ids)
+        return [found[i] for i in ids]
+
+    def delete_memory(self, memory_id: int) -> bool:
+        with self.atomic():
+            if self.has_vectors():
+                self.db.execute("DELETE FROM memories_vec WHERE memory_id = ?", (memory_id,))
+            deleted = self.db.execute(
+                "DELETE FROM memories WHERE id = ? RETURNING id", (memory_id,)
+            ).fetchone()
+        return deleted is not None
+
+    def fts_row_count(self) -> int:
+        """Rows in the FTS index (for consistency checks: must equal the memory count)."""
+        return self.db.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
+
+    def fts_integrity_ok(self) -> bool:
+        try:
+            self.db.execute(
+                "INSERT INTO memories_fts(memories_fts, rank) VALUES ('integrity-check', 1)"
+            )
+        except apsw.CorruptError:
+            return False
+        return True
+
+    # -------------------------------------------------------------- retrieval
+    def content_candidates(
+        self,
+        *,
+        query_vector: np.ndarray | None,
+        fts_query: str | None,
+        depth: int,
+        limit: int,
+        kappa: float = 60.0,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
+        conversation_id: int | None = None,
+        exclude_turns: bool = False,
+    ) -> list[RankedRow]:
+        """The content list: RRF of dense KNN and BM25 over the bank, in fused order."""
+        with_dense = query_vector is not None and self.has_vectors()
+        with_lexical = bool(fts_query)
+        if not with_dense and not with_lexical:
+            return []
+        sql = content_statement(
+            with_dense=with_dense, with_lexical=with_lexical,
+            conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
+        )
+        return self._ranked_rows(sql, {
+            "qvec": vector_blob(query_vector) if with_dense else None,
+            "fts": lexical_query(fts_query, neighbour_weight),
+            "depth": depth, "limit": limit, "kappa": kappa,
+            "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
+        })
+
+    def session_overlap_candidates(
+        self,
+        *,
+        query_vector: np.ndarray | None,
+        fts_query: str | None,
+        raw_range: TimeRange,
+        wide_range: TimeRange,
+        depth: int,
+        limit: int,
+        kappa: float = 60.0,
+        neighbour_weight: float = NEIGHBOUR_WEIGHT,
+        event_time_first: bool = False,
+        fill_missing_ranks: bool = False,
+        conversation_id: int | None = None,
+        exclude_turns: bool = False,
+    ) -> list[RankedRow]:
+        """The context list, filter first: both source lists are drawn from the memories whose
+        session span or event range overlaps ``wide_range``, fused there, and ordered by
+        proximity tier to ``raw_range``, then fused rank."""
+        with_dense = query_vector is not None and self.has_vectors()
+        with_lexical = bool(fts_query)
+        if not with_dense and not with_lexical:
+            return []
+        sql = session_overlap_statement(
+            with_dense=with_dense, with_lexical=with_lexical,
+            conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
+            fill_missing_ranks=fill_missing_ranks,
+        )
+        return self._ranked_rows(sql, {
+            "qvec": vector_blob(query_vector) if with_dense else None,
+            "fts": lexical_query(fts_query, neighbour_weight),
+            "depth": depth, "limit": limit, "kappa": kappa,
+            "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
+            "event_time_first": int(event_time_first),
+            **_range_params(raw_range, wide_range),
+        })
+
+    def session_overlap_by_time(
+        self,
+        *,
+        raw_range: TimeRange,
+        wide_range: TimeRange,
+        limit: int,
+        event_time_first: bool = False,
+        conversation_id: int | None = None,
+        exclude_turns: bool = False,
+    ) -> list[RankedRow]:
+        """Every memory inside the session-overlap filter, by proximity tier, then in the
+        order it was said (no query needed)."""
+        sql = session_overlap_by_time_statement(
+            conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
+        )
+        return self._ranked_rows(sql, {
+            "limit": limit, "conversation_id": conversation_id,
+            "event_time_first": int(event_time_first),
+            **_range_params(raw_range, wide_range),
+        })
+
+    def _ranked_rows(self, sql: str, params: dict) -> list[RankedRow]:
+        used = {name: value for name, value in params.items() if f":{name}" in sql}
+        return [
+            RankedRow(id=r[0], rrf=r[1], dense_rank=r[2], bm25_rank=r[3], fused_rank=r[4],
+                      tier=r[5], gap_days=r[6])
+            for r in self.db.execute(sql, used)
+        ]
+
+
+    def memory_id_for_dedup_key(self, conversation_id: int, dedup_key: str) -> int | None:
+        row = self.db.execute(
+            "SELECT id FROM memories WHERE conversation_id = ? AND dedup_key = ?",
+            (conversation_id, dedup_key),
+        ).fetchone()
+        return row[0] if row else None
+
+    def set_memory_window(self, memory_id: int, window_id: int) -> None:
+        """Record the extraction window that produced a memory."""
+        self.db.execute("UPDATE memories SET window_id = ? WHERE id = ?", (window_id, memory_id))
+
+    def merge_memory_turns(self, memory_id: int, turn_ids: Sequence[int]) -> int:
+        """Add source turns to an existing memory (the same fact found again elsewhere).
+
+        The memory's session span is recomputed from all its turns (``[min start, max end]``
+        of their sessions), in the vector table too. Returns how many turns were new.
+        """
+        before = self.db.execute(
+            "SELECT count(*) FROM memory_turns WHERE memory_id = ?", (memory_id,)
+        ).fetchone()[0]
+        self.db.executemany(
+            "INSERT OR IGNORE INTO memory_turns(memory_id, turn_id) VALUES (?, ?)",
+            [(memory_id, t) for t in turn_ids],
+        )
+        after = self.db.execute(
+            "SELECT count(*) FROM memory_turns WHERE memory_id = ?", (memory_id,)
+        ).fetchone()[0]
+        if after == before:
+            return 0
+        changed = self.db.execute(
+            """
+            WITH span AS (
+                SELECT min(s.start) AS span_start, max(s."end") AS span_end
+                FROM memory_turns mt
+                JOIN turns t ON t.id = mt.turn_id
+                JOIN sessions s ON s.id = t.session_id
+                WHERE mt.memory_id = ?1
+            )
+            UPDATE memories SET session_start = span.span_start, session_end = span.span_end
+            FROM span
+            WHERE memories.id = ?1
+              AND (memories.session_start != span.span_start
+                   OR memories.session_end != span.span_end)
+            RETURNING id, session_start, session_end, event_start, event_end
+            """,
+            (memory_id,),
+        ).fetchall()
+        self._mirror_episodes_to_vectors(changed)
+        return after - before
+
+
