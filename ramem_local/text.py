@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 
 WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TOKENS = 32
@@ -57,6 +58,19 @@ def fts_match_query(text: str, extra_terms: list[str] | None = None) -> str | No
     if not terms:
         return None
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:MAX_QUERY_TOKENS])
+
+
+def named_persons(text: str, names: Iterable[str]) -> list[str]:
+    """The names that ``text`` mentions: whole words, any case, possessives allowed
+    ("Ann's" names Ann; "Anna" and "planning" do not)."""
+    found = []
+    for name in names:
+        if not name or not name.strip():
+            continue
+        pattern = r"(?<!\w)" + re.escape(name.strip()) + r"(?:'s|’s|s')?(?!\w)"
+        if re.search(pattern, text, flags=re.IGNORECASE):
+            found.append(name)
+    return found
 
 
 def normalised_hash(text: str) -> str:

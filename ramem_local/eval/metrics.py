@@ -21,7 +21,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from ramem_local.text import STOPWORDS
+from ramem_local.text import STOPWORDS, named_persons
 from ramem_local.types import DAY
 
 _WORD = re.compile(r"[^\W_]+")  # runs of Unicode letters/digits
@@ -84,16 +84,6 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in STOPWORDS}
 
 
-def _mentions_person(question: str, persons: Iterable[str]) -> bool:
-    """A person is mentioned when every word of their name is a word of the question."""
-    question_words = set(_WORD.findall(question.lower()))
-    for person in persons:
-        name_words = _WORD.findall(person.lower())
-        if name_words and question_words.issuperset(name_words):
-            return True
-    return False
-
-
 def distractor_at_1(
     top_source_turns: set[str],
     top_content: str,
@@ -116,8 +106,8 @@ def distractor_at_1(
         raise ValueError("evidence_session_starts is empty: the evidence turns have no sessions")
     if not evidence.isdisjoint(top_source_turns):
         return False
-    related = bool(content_words(top_content) & content_words(question)) or _mentions_person(
-        question, top_persons
+    related = bool(content_words(top_content) & content_words(question)) or bool(
+        named_persons(question, top_persons)
     )
     if not related:
         return False

@@ -36,9 +36,9 @@ from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from ..recall.timecues import detect_cues
-from ..types import MemoryRecord, TimeCue, TimeRange, Turn
+from ..text import named_persons
+from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
 
-DAY = 86_400
 # Event ranges wider than this say little about *which* episode a memory belongs to ("this
 # year"), so they are not stored; the session span still anchors the memory.
 MAX_EVENT_DAYS = 92
@@ -53,12 +53,8 @@ def turn_content(turn: Turn) -> str:
 
 
 def mentioned_persons(text: str, speaker: str, participants: Sequence[str]) -> list[str]:
-    lowered = text.casefold()
-    persons = [speaker]
-    for name in participants:
-        if name and name != speaker and name.casefold() in lowered:
-            persons.append(name)
-    return persons
+    """The speaker, then the other participants the text names (whole words)."""
+    return [speaker, *named_persons(text, [p for p in participants if p != speaker])]
 
 
 _APOS = "['\u2019]"

@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
 from itertools import pairwise
@@ -370,6 +370,30 @@ def read_jsonl(path: Path, tz: tzinfo, default_name: str) -> list[ParsedConversa
     for line in lines:
         by_conversation.setdefault(line.conversation, []).append(line)
     return [_build_conversation(name, group, path) for name, group in by_conversation.items()]
+
+
+def write_jsonl(turns: Iterable[tuple[str, Turn]], path: Path, tz: tzinfo) -> int:
+    """Write ``(conversation, turn)`` pairs as the JSONL that :func:`read_jsonl` reads back
+    (timestamps as ISO in ``tz``); the file appears whole or not at all. Returns the count."""
+    count = 0
+    partial = path.with_name(path.name + ".part")
+    with partial.open("w", encoding="utf-8") as handle:
+        for conversation, turn in turns:
+            row = {
+                "conversation": conversation,
+                "session": turn.session_ordinal,
+                "speaker": turn.speaker,
+                "text": turn.text,
+                "timestamp": datetime.fromtimestamp(turn.timestamp, tz=tz).isoformat(),
+            }
+            if turn.external_id:
+                row["id"] = turn.external_id
+            if turn.caption:
+                row["caption"] = turn.caption
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            count += 1
+    partial.replace(path)
+    return count
 
 
 def _jsonl_lines(path: Path, tz: tzinfo, default_name: str) -> Iterator[_Line]:

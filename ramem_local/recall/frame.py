@@ -6,11 +6,10 @@ whatever an analyzer proposes. A cue that cannot be grounded ("recently") is rep
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
-from ..text import content_words
+from ..text import content_words, named_persons
 from ..types import RecallFrame, TimeCue, TimeRange
 from .timecues import detect_cues, is_recent_cue, question_range, recent_window
 
@@ -45,16 +44,6 @@ def is_time_only(question: str, cues: Sequence[TimeCue]) -> bool:
     return all(word in WHAT_HAPPENED_WORDS for word in content_words(without_cues(question, cues)))
 
 
-def match_persons(question: str, participants: Sequence[str]) -> list[str]:
-    """Participants named in the question: case-insensitive, whole words, possessives allowed."""
-    found = []
-    for name in participants:
-        pattern = r"(?<!\w)" + re.escape(name) + r"(?:'s|’s|s')?(?!\w)"
-        if re.search(pattern, question, flags=re.IGNORECASE):
-            found.append(name)
-    return found
-
-
 def build_frame(
     question: str,
     *,
@@ -74,7 +63,7 @@ def build_frame(
         reference_time=reference_time,
         cues=cues,
         buffer_days=buffer_days,
-        persons=match_persons(question, participants),
+        persons=named_persons(question, participants),
     )
     time_range = question_range(cues)
     if not cues:

@@ -225,7 +225,7 @@ _S_VERBS = frozenset(
 _MON_FULL = "january|february|march|april|may|june|july|august|september|october|november|december"
 _MON_ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
 MON = rf"(?P<mon>\b(?:(?:{_MON_FULL})\b|(?:{_MON_ABBR})\b(?:\.(?=\s*\d))?))"
-DAY = r"(?<![\d:/.])\b(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b"
+DAY_OF_MONTH = r"(?<![\d:/.])\b(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b"
 YEAR = r"(?P<year>(?:19|20)\d\d)(?![\d%])"
 YEAR_SEP = r"(?:,\s*|\s+)"
 NO_YEAR_AFTER = (
@@ -627,14 +627,14 @@ def _year_ok(match: re.Match[str]) -> bool:
 
 @_rule(
     "date_dmy",
-    WD_PREFIX + DAY + r"\s+(?:of\s+)?" + MON + YEAR_SEP + YEAR,
+    WD_PREFIX + DAY_OF_MONTH + r"\s+(?:of\s+)?" + MON + YEAR_SEP + YEAR,
     "month digit",
     accept=_day_fits_month,
     anchor=True,
 )
 @_rule(
     "date_mdy",
-    WD_PREFIX + MON + r"\s+(?:the\s+)?" + DAY + YEAR_SEP + YEAR,
+    WD_PREFIX + MON + r"\s+(?:the\s+)?" + DAY_OF_MONTH + YEAR_SEP + YEAR,
     "month digit",
     accept=_day_fits_month,
     anchor=True,
@@ -670,7 +670,7 @@ def _ground_numeric(match: re.Match[str], ctx: _Context) -> Days | None:
 
 @_rule(
     "date_span",
-    r"(?:" + MON + r"\s+" + DAY + r"\s*(?:-|\u2013|to)\s*(?P<day2>3[01]|[12]\d|0?[1-9])"
+    r"(?:" + MON + r"\s+" + DAY_OF_MONTH + r"\s*(?:-|\u2013|to)\s*(?P<day2>3[01]|[12]\d|0?[1-9])"
     r"(?:st|nd|rd|th)?\b(?:" + YEAR_SEP + YEAR + r")?)",
     "month digit",
     accept=_span_ok,
@@ -678,7 +678,7 @@ def _ground_numeric(match: re.Match[str], ctx: _Context) -> Days | None:
 )
 @_rule(
     "date_span",
-    DAY
+    DAY_OF_MONTH
     + r"\s*(?:-|\u2013)\s*(?P<day2>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?"
     + MON
     + r"(?:"
@@ -704,14 +704,14 @@ def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "day_month",
-    WD_PREFIX + DAY + r"\s+(?:of\s+)?" + MON,
+    WD_PREFIX + DAY_OF_MONTH + r"\s+(?:of\s+)?" + MON,
     "month digit",
     accept=_yearless_day_ok,
     anchor=True,
 )
 @_rule(
     "month_day",
-    WD_PREFIX + MON + r"\s+(?:the\s+)?" + DAY + r"(?!\s*(?:[ap]\.?m\b|%|:\d|\.\d))",
+    WD_PREFIX + MON + r"\s+(?:the\s+)?" + DAY_OF_MONTH + r"(?!\s*(?:[ap]\.?m\b|%|:\d|\.\d))",
     "month digit",
     accept=_yearless_day_ok,
     anchor=True,
