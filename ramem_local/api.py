@@ -18,7 +18,7 @@ from .recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
 from .runtime.registry import resolve_models_dir
-from .store import EmbedderFingerprint, Store, StoreError, turn_key
+from .store import Store, StoreError, turn_key
 from .types import (
     DAY,
     Answer,
@@ -75,7 +75,7 @@ class Memory:
             tz = _bank_timezone(store, timezone_name)
             loaded = explicit or _load_recorded_embedder(store, models_dir, notes)
             if loaded is not None:
-                store.bind_embedder(_fingerprint(loaded))
+                store.bind_embedder(loaded.fingerprint)
                 if embedder is not None:
                     store.set_meta("embedder_source", _source_of(embedder, loaded))
         except BaseException:
@@ -184,7 +184,7 @@ class Memory:
         if loaded is None:
             raise StoreError("reindex needs an embedder (--embedder NAME|DIR)")
         self.store.drop_vectors()
-        self.store.bind_embedder(_fingerprint(loaded))
+        self.store.bind_embedder(loaded.fingerprint)
         if embedder is not None:
             self.store.set_meta("embedder_source", _source_of(embedder, loaded))
         self.embedder = loaded
@@ -336,12 +336,6 @@ def _zone(name: str) -> ZoneInfo:
 def _day_start(timestamp: int, tz: ZoneInfo) -> int:
     local = datetime.fromtimestamp(timestamp, tz=tz)
     return int(local.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
-
-
-def _fingerprint(embedder: Embedder) -> EmbedderFingerprint:
-    fp = embedder.fingerprint
-    return EmbedderFingerprint(name=fp["name"], dimension=int(fp["dimension"]),
-                               sha256=fp["sha256"])
 
 
 def _source_of(requested: object, loaded: Embedder) -> str:

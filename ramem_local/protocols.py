@@ -12,7 +12,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .types import LLMCall
+from .types import EmbedderFingerprint, LLMCall
 
 
 class Embedder(Protocol):
@@ -22,7 +22,7 @@ class Embedder(Protocol):
     def dimension(self) -> int: ...
 
     @property
-    def fingerprint(self) -> dict: ...
+    def fingerprint(self) -> EmbedderFingerprint: ...
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray: ...
 

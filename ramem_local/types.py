@@ -231,3 +231,34 @@ class Answer:
     citations: list[int]
     evidence: list[Candidate]
     trace: Trace
+
+
+@dataclass(frozen=True)
+class ExtractionWindow:
+    """One LLM extraction window of the ledger (``extraction_windows``): its turns, status,
+    attempts and last error."""
+
+    id: int
+    conversation_id: int
+    first_turn_id: int
+    last_turn_id: int
+    turn_count: int
+    status: str
+    attempts: int
+    error: str | None
+    model: str | None
+    prompt_version: str
+    updated_at: int
+
+
+@dataclass(frozen=True)
+class EmbedderFingerprint:
+    """Who made a bank's vectors: an embedder reports it, the bank records it and refuses
+    vectors from any other."""
+
+    name: str
+    dimension: int
+    sha256: str
+
+    def describe(self) -> str:
+        return f"{self.name} ({self.dimension}-d, sha256 {self.sha256[:12]})"

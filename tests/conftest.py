@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ramem_local.text import words
+from ramem_local.types import EmbedderFingerprint
 
 LOCOMO_DEV = Path(
     os.environ.get("RAMEM_LOCOMO_DEV")
@@ -34,8 +35,8 @@ class HashingEmbedder:
         return self._dimension
 
     @property
-    def fingerprint(self) -> dict:
-        return {"name": self.name, "dimension": self._dimension, "sha256": "0" * 64}
+    def fingerprint(self) -> EmbedderFingerprint:
+        return EmbedderFingerprint(self.name, self._dimension, "0" * 64)
 
     def _vector(self, text: str) -> np.ndarray:
         vector = np.zeros(self._dimension, dtype=np.float32)

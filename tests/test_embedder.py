@@ -28,6 +28,7 @@ from ramem_local.runtime.embedder import (
     postprocess,
     spec_from_folder,
 )
+from ramem_local.types import EmbedderFingerprint
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
@@ -369,7 +370,7 @@ def test_prefixes_empty_inputs_and_matryoshka(decoder_dir: Path) -> None:
     )
 
     cut = OnnxEmbedder(replace(spec, truncate_dim=3, normalize=True), threads=1)
-    assert cut.dimension == 3 and cut.fingerprint["dimension"] == 3
+    assert cut.dimension == 3 and cut.fingerprint.dimension == 3
     full = _numpy_decoder("beta gamma", "last_token")[:3]
     np.testing.assert_allclose(cut.embed_documents(["beta gamma"])[0],
                                full / np.linalg.norm(full), atol=1e-5)
@@ -390,9 +391,8 @@ def test_fingerprint_hashes_the_model_file(decoder_dir: Path) -> None:
 
     embedder = OnnxEmbedder(_decoder_spec(decoder_dir), threads=1)
     expected = hashlib.sha256((decoder_dir / "model.onnx").read_bytes()).hexdigest()
-    assert embedder.fingerprint == {
-        "name": "tiny-decoder", "dimension": HIDDEN, "sha256": expected, "pooling": "last_token",
-    }
+    assert embedder.fingerprint == EmbedderFingerprint("tiny-decoder", HIDDEN, expected)
+    assert embedder.spec.pooling == "last_token"
     assert OnnxEmbedder(_decoder_spec(decoder_dir), threads=1).fingerprint == embedder.fingerprint
 
 
@@ -562,11 +562,11 @@ def test_real_fingerprint_stable(minilm: OnnxEmbedder, real_folder: Path) -> Non
     first = minilm.fingerprint
     again = OnnxEmbedder(minilm.spec, threads=1).fingerprint
     assert first == again
-    assert first["name"] == "all-minilm-l6-v2" and first["dimension"] == 384
-    assert first["pooling"] == "mean" and len(first["sha256"]) == 64
+    assert first.name == "all-minilm-l6-v2" and first.dimension == 384
+    assert minilm.spec.pooling == "mean" and len(first.sha256) == 64
     sums = real_folder / "SHA256SUMS"
     if sums.is_file():
-        assert f"{first['sha256']}  model.onnx" in sums.read_text()
+        assert f"{first.sha256}  model.onnx" in sums.read_text()
 
 
 @pytest.mark.real_model

@@ -22,7 +22,7 @@ from datetime import tzinfo
 import numpy as np
 
 from ..protocols import LLM, Embedder
-from ..store import EmbedderFingerprint, Store
+from ..store import Store
 from ..types import LLMCall, MemoryRecord, Turn
 from .extract import (
     MAX_ERROR_CHARS,
@@ -126,8 +126,7 @@ def run_extraction(
     started = time.perf_counter()
     report = ExtractionReport()
     if embedder is not None:  # refuses an embedder other than the bank's (StoreError)
-        fp = embedder.fingerprint
-        store.bind_embedder(EmbedderFingerprint(fp["name"], int(fp["dimension"]), fp["sha256"]))
+        store.bind_embedder(embedder.fingerprint)
     names = {c["id"]: c["name"] for c in store.conversations()}
     if conversation_id is not None and conversation_id not in names:
         raise ValueError(f"no conversation with id {conversation_id} in this bank")
@@ -200,7 +199,7 @@ def _process_window(
         entries=len(entries), entries_rejected=len(rejected), llm_calls=total.calls, split=split,
         tokens_in=total.tokens_in, tokens_out=total.tokens_out, seconds=total.ms / 1000,
     )
-    with store.db:
+    with store.atomic():
         if store.extraction_window_status(window.id) == DONE:  # another process finished it
             result.status, result.error = "skipped", None
             return result

@@ -13,32 +13,14 @@ stays visible (and retryable), and turns added later get windows of their own th
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..store import Store
-from ..types import Turn
+from ..types import ExtractionWindow, Turn
 
 DEFAULT_SIZE = 40
 DEFAULT_OVERLAP = 2
 
 PENDING, DONE, FAILED = "pending", "done", "failed"
-
-
-@dataclass(frozen=True)
-class ExtractionWindow:
-    """One row of ``extraction_windows``."""
-
-    id: int
-    conversation_id: int
-    first_turn_id: int
-    last_turn_id: int
-    turn_count: int
-    status: str
-    attempts: int
-    error: str | None
-    model: str | None
-    prompt_version: str
-    updated_at: int
 
 
 def plan_windows(
@@ -127,7 +109,7 @@ def ensure_windows(
     """
     turn_ids = [t.id for t in turns if t.id is not None]
     recorded = [
-        (w["first_turn_id"], w["last_turn_id"])
+        (w.first_turn_id, w.last_turn_id)
         for w in store.extraction_windows(conversation_id, prompt_version=prompt_version)
     ]
     planned = plan_new_windows(turn_ids, recorded, size, overlap)
@@ -145,12 +127,8 @@ def windows_of(
     statuses: Sequence[str] | None = None,
 ) -> list[ExtractionWindow]:
     """Recorded windows, oldest first."""
-    return [
-        ExtractionWindow(**row)
-        for row in store.extraction_windows(
-            conversation_id, prompt_version=prompt_version, statuses=statuses
-        )
-    ]
+    return store.extraction_windows(conversation_id, prompt_version=prompt_version,
+                                    statuses=statuses)
 
 
 def window_turns(window: ExtractionWindow, turns: Sequence[Turn]) -> list[Turn]:

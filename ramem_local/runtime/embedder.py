@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ..types import EmbedderFingerprint
 from .registry import sha256_file
 
 POOLING_MODES = ("mean", "cls", "last_token")
@@ -352,14 +353,10 @@ class OnnxEmbedder:
         self.dimension = self._resolve_dimension()
 
     @property
-    def fingerprint(self) -> dict[str, Any]:
+    def fingerprint(self) -> EmbedderFingerprint:
         """What a bank records to refuse mixing vectors of two different embedders."""
-        return {
-            "name": self.spec.name,
-            "dimension": self.dimension,
-            "sha256": file_sha256(self.spec.model_path),
-            "pooling": self.spec.pooling,
-        }
+        return EmbedderFingerprint(self.spec.name, self.dimension,
+                                   file_sha256(self.spec.model_path))
 
     # ---- loading
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import apsw
 import sqlite_vec
 
+from ..types import EmbedderFingerprint
 from .base import StoreError, now
 from .episodes import EpisodeTables, StoredTurn, turn_key
 from .extraction import ExtractionLedger
@@ -27,14 +27,6 @@ BUSY_TIMEOUT_MS = 10_000
 __all__ = ["EmbedderFingerprint", "Store", "StoreError", "StoredTurn", "turn_key"]
 
 
-@dataclass(frozen=True)
-class EmbedderFingerprint:
-    name: str
-    dimension: int
-    sha256: str
-
-    def describe(self) -> str:
-        return f"{self.name} ({self.dimension}-d, sha256 {self.sha256[:12]})"
 
 
 class Store(EpisodeTables, MemoryTables, ExtractionLedger):

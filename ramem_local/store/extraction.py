@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import apsw
 
+from ..types import ExtractionWindow
 from .base import now
 
 
@@ -21,8 +22,8 @@ class ExtractionLedger:
         *,
         prompt_version: str | None = None,
         statuses: Sequence[str] | None = None,
-    ) -> list[dict]:
-        """Rows of ``extraction_windows`` as dicts, by conversation and first turn."""
+    ) -> list[ExtractionWindow]:
+        """The recorded windows, by conversation and first turn's time."""
         wanted = list(statuses) if statuses is not None else None
         rows = self.db.execute(
             """
@@ -36,9 +37,7 @@ class ExtractionLedger:
             """,
             (conversation_id, prompt_version, None if wanted is None else json.dumps(wanted)),
         )
-        keys = ("id", "conversation_id", "first_turn_id", "last_turn_id", "turn_count",
-                "status", "attempts", "error", "model", "prompt_version", "updated_at")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
+        return [ExtractionWindow(*row) for row in rows]
 
     def add_extraction_windows(
         self,
