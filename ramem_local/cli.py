@@ -22,9 +22,13 @@ from .render import (
     answer_dict,
     candidate_dict,
     candidate_lines,
+    extraction_lines,
+    extraction_summary,
     memory_dict,
     span_text,
+    stats_lines,
     trace_dict,
+    window_line,
 )
 from .store import StoreError
 
@@ -329,37 +333,14 @@ def _ingest_with_progress(memory: Memory, file: Path, fmt: str, event_times: boo
 
 
 def _echo_window(window: Any) -> None:
-    outcome = window.status + (f" ({window.error})" if window.error else "")
-    click.echo(f"  window {window.index}/{window.total} of {window.conversation}: {outcome}, "
-               f"{window.memories_new} new memories", err=True)
-
-
-def extraction_summary(report: Any) -> dict:
-    return {
-        "windows_total": report.windows_total, "done": report.done, "failed": report.failed,
-        "skipped_done": report.skipped_done, "skipped_failed": report.skipped_failed,
-        "memories_new": report.memories_new,
-        "llm_calls": report.llm_calls, "tokens_in": report.tokens_in,
-        "tokens_out": report.tokens_out, "seconds": round(report.seconds, 2),
-        "failures": [{"window": w, "error": e} for w, e in report.failures],
-    }
+    click.echo(window_line(window), err=True)
 
 
 def _echo_extraction(report: Any) -> None:
-    click.echo(
-        f"extraction: {report.done} window(s) done, {report.failed} failed, "
-        f"{report.skipped_done} already done; {report.memories_new} new memories; "
-        f"{report.llm_calls} LLM calls, {report.tokens_in} tokens in / {report.tokens_out} out "
-        f"in {report.seconds:.1f}s"
-    )
-    for window_id, error in report.failures[:10]:
-        click.echo(f"  window {window_id} failed: {error}", err=True)
-    if report.skipped_failed:
-        click.echo(f"  {report.skipped_failed} window(s) failed in an earlier run and were not "
-                   "retried (--retry-failed)", err=True)
-    if report.failed:
-        click.echo("  failed windows keep their turns searchable; retry with --retry-failed",
-                   err=True)
+    summary, notes = extraction_lines(report)
+    click.echo(summary)
+    for line in notes:
+        click.echo(line, err=True)
 
 
 @cli.command()
@@ -503,23 +484,8 @@ def stats(context: Context, as_json: bool) -> None:
     if as_json:
         _echo_json(data)
         return
-    embedder = data["embedder"]
-    click.echo(f"bank: {data['path']} (schema {data['schema_version']}, "
-               f"timezone {data['timezone']})")
-    click.echo(f"conversations {data['conversations']} · sessions {data['sessions']} · "
-               f"turns {data['turns']} · memories {data['memories']} "
-               f"({data['memories_with_event_time']} with event time) · vectors {data['vectors']}")
-    click.echo("embedder: " + (f"{embedder['name']} ({embedder['dimension']}-d)" if embedder
-                               else "none (BM25 only)"))
-    if data["timeline"]:
-        tl = data["timeline"]
-        click.echo(f"timeline: {span_text(tl['start'], tl['end'], memory.tz)}")
-    windows = data["extraction_windows"]
-    if windows:
-        counts = ", ".join(f"{status} {windows[status]}" for status in sorted(windows))
-        click.echo(f"extraction windows: {counts}"
-                   + (" (retry with --llm M ingest --retry-failed)" if windows.get("failed")
-                      else ""))
+    for line in stats_lines(data, memory.tz):
+        click.echo(line)
 
 
 @cli.command()

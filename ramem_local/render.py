@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime, tzinfo
+from typing import Any
 
 from .types import Answer, Candidate, LLMCall, MemoryRecord, RecallFrame, TimeRange, Trace
 
@@ -140,3 +141,61 @@ def candidate_lines(candidate: Candidate, rank: int, tz: tzinfo) -> list[str]:
         f"    {where} · {memory.conversation} · turns {turns} · {origin} · "
         f"score {candidate.score:.4f}",
     ]
+
+
+def window_line(window: Any) -> str:
+    """One extraction window's outcome, for progress on stderr."""
+    outcome = window.status + (f" ({window.error})" if window.error else "")
+    return (f"  window {window.index}/{window.total} of {window.conversation}: {outcome}, "
+            f"{window.memories_new} new memories")
+
+
+def extraction_summary(report: Any) -> dict:
+    return {
+        "windows_total": report.windows_total, "done": report.done, "failed": report.failed,
+        "skipped_done": report.skipped_done, "skipped_failed": report.skipped_failed,
+        "memories_new": report.memories_new,
+        "llm_calls": report.llm_calls, "tokens_in": report.tokens_in,
+        "tokens_out": report.tokens_out, "seconds": round(report.seconds, 2),
+        "failures": [{"window": w, "error": e} for w, e in report.failures],
+    }
+
+
+def extraction_lines(report: Any) -> tuple[str, list[str]]:
+    """The extraction report: one summary line (stdout) and its notes (stderr)."""
+    summary = (
+        f"extraction: {report.done} window(s) done, {report.failed} failed, "
+        f"{report.skipped_done} already done; {report.memories_new} new memories; "
+        f"{report.llm_calls} LLM calls, {report.tokens_in} tokens in / {report.tokens_out} out "
+        f"in {report.seconds:.1f}s"
+    )
+    notes = [f"  window {window_id} failed: {error}" for window_id, error in report.failures[:10]]
+    if report.skipped_failed:
+        notes.append(f"  {report.skipped_failed} window(s) failed in an earlier run and were not "
+                     "retried (--retry-failed)")
+    if report.failed:
+        notes.append("  failed windows keep their turns searchable; retry with --retry-failed")
+    return summary, notes
+
+
+def stats_lines(data: dict, tz: tzinfo) -> list[str]:
+    """``Memory.stats()`` as terminal lines."""
+    embedder = data["embedder"]
+    lines = [
+        f"bank: {data['path']} (schema {data['schema_version']}, timezone {data['timezone']})",
+        f"conversations {data['conversations']} · sessions {data['sessions']} · "
+        f"turns {data['turns']} · memories {data['memories']} "
+        f"({data['memories_with_event_time']} with event time) · vectors {data['vectors']}",
+        "embedder: " + (f"{embedder['name']} ({embedder['dimension']}-d)" if embedder
+                        else "none (BM25 only)"),
+    ]
+    if data["timeline"]:
+        timeline = data["timeline"]
+        lines.append(f"timeline: {span_text(timeline['start'], timeline['end'], tz)}")
+    windows = data["extraction_windows"]
+    if windows:
+        counts = ", ".join(f"{status} {windows[status]}" for status in sorted(windows))
+        lines.append(f"extraction windows: {counts}"
+                     + (" (retry with --llm M ingest --retry-failed)" if windows.get("failed")
+                        else ""))
+    return lines
