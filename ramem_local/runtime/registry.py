@@ -161,10 +161,6 @@ def is_installed(entry: ModelEntry, models_dir: Path) -> bool:
     return path.is_file()
 
 
-def _kind_of_path(path: Path) -> str:
-    return EMBEDDER if path.is_dir() else LLM
-
-
 def resolve_model(name_or_path: str | os.PathLike[str], kind: str, models_dir: Path) -> Path:
     """Turn a user's model argument into a path: an existing file/folder as is, else a name.
 
