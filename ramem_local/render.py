@@ -80,7 +80,6 @@ def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
         "guard_reason": frame.guard_reason,
         "source": frame.source,
         "keywords": frame.keywords,
-        "queries": frame.queries,
         "entities": frame.entities,
         "locations": frame.locations,
         "topic": frame.topic,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 WORD = re.compile(r"\w+", re.UNICODE)
 MAX_QUERY_TOKENS = 32
@@ -71,6 +71,31 @@ def named_persons(text: str, names: Iterable[str]) -> list[str]:
         if re.search(pattern, text, flags=re.IGNORECASE):
             found.append(name)
     return found
+
+
+_POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$", re.IGNORECASE)
+
+
+def canonical_person(name: str, participants: Sequence[str]) -> str | None:
+    """The participant a proposed name stands for, spelled as the participant is; else None.
+
+    ``name`` is one a model proposed: its whitespace is collapsed and a trailing possessive
+    dropped ("Caroline's"). It then stands for the participant it equals, case-insensitively,
+    else for the one participant whose longer name starts with it as a whole word ("jon" is
+    "Jon Smith"; when two participants share that first name it stands for neither). Nothing
+    looser: "Carol" is somebody else, not "Caroline".
+    """
+    key = _POSSESSIVE.sub("", " ".join(name.split())).strip().casefold()
+    if not key:
+        return None
+    for participant in participants:
+        if participant and participant.casefold() == key:
+            return participant
+    by_first_name = [
+        participant for participant in participants
+        if len(participant.split()) > 1 and participant.split()[0].casefold() == key
+    ]
+    return by_first_name[0] if len(by_first_name) == 1 else None
 
 
 def normalised_hash(text: str) -> str:

@@ -142,7 +142,6 @@ class RecallFrame:
     entities: list[str] = field(default_factory=list)
     topic: str | None = None
     keywords: list[str] = field(default_factory=list)
-    queries: list[str] = field(default_factory=list)
     guard: str = "no_filter"  # "filter" when the context list is used
     guard_reason: str = ""
     source: str = "deterministic"  # or "llm" when the analyzer's range was accepted

@@ -46,7 +46,6 @@ def proposal(**fields) -> dict:
         "entities": [],
         "topic": None,
         "keywords": [],
-        "queries": [],
     }
     return {**base, **fields}
 
@@ -63,6 +62,14 @@ def test_schema_is_bounded_and_accepts_an_empty_proposal():
     assert unbounded(schema) == []
     assert validate(proposal(), schema) == []
     assert list(schema["properties"])[:3] == ["need", "time_start", "time_end"]
+
+
+def test_every_requested_field_lands_in_the_frame():
+    """What the model is asked for is what the merge reads: no field is generated for nothing."""
+    assert set(analysis_schema()["properties"]) == {
+        "need", "time_start", "time_end", "persons", "locations", "entities", "topic", "keywords"}
+    for field in analysis_schema()["properties"]:
+        assert f'"{field}"' in SYSTEM_PROMPT
 
 
 def test_prompt_gives_question_reference_date_and_participants():
@@ -191,6 +198,15 @@ def test_persons_are_kept_only_when_they_are_participants():
     assert frame.llm_proposal["persons_dropped"] == ["Bob", "Carol"]
 
 
+def test_a_first_name_stands_for_the_one_participant_who_has_it():
+    llm = ScriptedLLM([proposal(persons=["Jon", "Ann", "Lee"])])
+    outcome = analyze_question(llm, frame_for("What did Jon buy?"), tz=UTC,
+                               participants=["Jon Smith", "Ann Lee", "Ann Berg"],
+                               timeline=TIMELINE)
+    assert outcome.frame.persons == ["Jon Smith"]
+    assert outcome.frame.llm_proposal["persons_dropped"] == ["Ann", "Lee"]
+
+
 def test_model_persons_merge_after_the_deterministic_ones():
     outcome = analyze("What did Caroline give Melanie?", proposal(persons=["Melanie"]))
     assert outcome.frame.persons == ["Caroline", "Melanie"]
@@ -205,14 +221,12 @@ def test_descriptive_fields_are_copied():
             entities=["sunset", "Sunset"],
             topic="art",
             keywords=["paint", "painting", ""],
-            queries=["Caroline painting", "what Caroline painted"],
         ),
     )
     frame = outcome.frame
     assert frame.need == "Caroline's painting" and frame.llm_proposal["need_accepted"] is True
     assert frame.locations == ["Boston"] and frame.entities == ["sunset"]
     assert frame.topic == "art" and frame.keywords == ["paint", "painting"]
-    assert frame.queries == ["Caroline painting", "what Caroline painted"]
     assert frame.question == "What did Caroline paint?"
 
 

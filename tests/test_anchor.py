@@ -1,21 +1,30 @@
-"""Event time of what is said: tense-aware grounding of a turn's time cues (ingest/anchor.py)."""
+"""A memory's episode (ingest/anchor.py): event time of what is said (tense-aware grounding of
+a turn's time cues), and the session span, event time, persons and de-duplication key of an
+entry the model extracted."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from chat_sample import S1, S3, entry, stored_turns, ts
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ramem_local.ingest.anchor import (
+    anchor_entry,
     clause_around,
+    dedup_key,
     event_cues,
     ground_event_time,
+    parse_event_day,
     tense_direction,
 )
+from ramem_local.ingest.extract import EntryRejected, turn_labels
 from ramem_local.recall import detect_cues
 from ramem_local.types import DAY, TimeRange
+
+pytest_plugins = ("chat_fixtures",)
 
 UTC = timezone.utc
 WED = "2024-05-08"
@@ -222,3 +231,104 @@ def test_any_text_is_handled(text: str, day):
     assert tense_direction(text) in ("past", "future", "nearest")
     grounded = ground_event_time(text, moment, UTC)
     assert grounded is None or 0 < grounded.end - grounded.start <= 92 * DAY
+
+
+
+# --------------------------------------------------------------------------- extracted entries
+
+
+@pytest.fixture
+def window(bank):
+    turns = stored_turns(bank)
+    spans = bank.store.turn_session_spans(bank.store.conversation_id("chat"))
+    return turn_labels(turns), spans
+
+
+def anchor(window, item):
+    labels, spans = window
+    return anchor_entry(item, labels, spans, UTC, conversation="chat",
+                        participants=["Caroline", "Melanie"])
+
+
+def test_session_span_comes_from_the_cited_turns_across_sessions(window):
+    record = anchor(window, entry("Caroline moved from support groups to adoption research.",
+                                  "D2:1", "D1:3", event_date="2023-05-25 09:01"))
+    assert record.kind == "extracted"
+    assert (record.session_start, record.session_end) == (S1, S3)  # session 1 start → 2 end
+    assert record.source_turns == ["D1:3", "D2:1"]
+
+
+def test_last_session_span_ends_a_day_after_it_starts(window):
+    record = anchor(window, entry("Melanie's dog Luna learned to fetch.", "D3:2"))
+    assert (record.session_start, record.session_end) == (S3, S3 + DAY)
+
+
+@pytest.mark.parametrize(
+    ("event_date", "content", "day"),
+    [
+        ("2023-05-07", "Caroline went to an LGBTQ support group.", "2023-05-07"),
+        ("7 May 2023", "Caroline went to an LGBTQ support group.", "2023-05-07"),
+        ("yesterday", "Caroline went to an LGBTQ support group.", "2023-05-07"),  # said on 8 May
+        (None, "Caroline went to an LGBTQ support group on 7 May 2023.", "2023-05-07"),
+        (None, "Caroline went to an LGBTQ support group yesterday.", "2023-05-07"),
+        ("not a date", "Caroline went to a group last Saturday.", "2023-05-06"),
+        ("2023-02-30", "Caroline went to a group.", None),  # no such day: content has none
+        (None, "Caroline went to an LGBTQ support group.", None),
+    ],
+)
+def test_event_time_from_event_date_else_content(window, event_date, content, day):
+    record = anchor(window, entry(content, "D1:3", event_date=event_date))
+    if day is None:
+        assert record.event_range is None
+    else:
+        assert (record.event_start, record.event_end) == (ts(day + " 00:00"),
+                                                          ts(day + " 00:00") + DAY)
+
+
+def test_event_date_wider_than_a_day_falls_back_to_a_grounded_range(window):
+    record = anchor(window, entry("Caroline researched adoption agencies.", "D2:1",
+                                  event_date="May 2023"))
+    assert (record.event_start, record.event_end) == (ts("2023-05-01 00:00"),
+                                                      ts("2023-06-01 00:00"))
+
+
+def test_relative_event_date_is_read_against_the_cited_turn_not_now():
+    assert str(parse_event_day("yesterday", ts("2023-05-25 09:00"), UTC)) == "2023-05-24"
+    assert str(parse_event_day("last Saturday", ts("2023-05-25 09:00"), UTC)) == "2023-05-20"
+    assert parse_event_day("May 2023", ts("2023-05-25 09:00"), UTC) is None  # a month
+    assert parse_event_day("1066-10-14", ts("2023-05-25 09:00"), UTC) is None  # implausible
+
+
+def test_persons_are_model_persons_and_cited_speakers_spelled_as_participants(window):
+    record = anchor(window, entry("Melanie is proud of Caroline for going to the group.",
+                                  "D1:4", persons=["caroline", "she", "I", "Dr. Patel"]))
+    assert record.persons == ["Caroline", "Dr. Patel", "Melanie"]
+
+
+def test_fields_are_cleaned(window):
+    record = anchor(window, entry("  Caroline   signed up for a\npottery class.  ", "D3:1",
+                                  location="null", keywords=["pottery", "Pottery", " "],
+                                  entities=["Boston"], topic="  hobbies "))
+    assert record.content == "Caroline signed up for a pottery class."
+    assert (record.location, record.keywords, record.entities, record.topic) == (
+        None, ["pottery"], ["Boston"], "hobbies")
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        entry("ok", "D1:1"),  # nothing to remember
+        entry("1.2.3", "D1:1"),  # what SmolLM2 writes when it has nothing to say
+        entry("2023-05-18", "D1:1"),
+        entry("Caroline went to a group.", "D7:7"),  # cites no turn of the window
+        entry("Caroline went to a group."),  # cites nothing
+    ],
+)
+def test_entries_that_cannot_be_anchored_are_rejected(window, item):
+    with pytest.raises(EntryRejected):
+        anchor(window, item)
+
+
+def test_dedup_key_is_the_normalised_hash():
+    assert dedup_key("Caroline  went\nhome.") == dedup_key("caroline went home.")
+    assert dedup_key("a b").startswith("x:")

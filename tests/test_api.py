@@ -277,7 +277,7 @@ def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_emb
     def analysis(messages, schema, max_tokens):
         return {"need": "the name of Ann's cat", "time_start": None, "time_end": None,
                 "persons": ["Ann"], "locations": [], "entities": ["Pixel"], "topic": "pets",
-                "keywords": ["cat"], "queries": []}
+                "keywords": ["cat"]}
 
     def answer(messages, schema, max_tokens):
         shown = schema["properties"]["citations"]["items"]["enum"]

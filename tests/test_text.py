@@ -1,11 +1,11 @@
-"""Text helpers shared by the stages: who a text names."""
+"""Text helpers shared by the stages: who a text names, and which participant a name is."""
 
 from __future__ import annotations
 
 import pytest
 
 from ramem_local.ingest.anchor import mentioned_persons
-from ramem_local.text import named_persons
+from ramem_local.text import canonical_person, named_persons
 
 PARTICIPANTS = ["Ann", "Anna Berg", "Tom"]
 
@@ -29,3 +29,30 @@ def test_named_persons_matches_whole_names(text, named):
 
 def test_a_turn_names_its_speaker_first_then_the_others_it_mentions():
     assert mentioned_persons("Planning lunch with Tom", "Ann", PARTICIPANTS) == ["Ann", "Tom"]
+
+
+@pytest.mark.parametrize(
+    ("name", "person"),
+    [
+        ("Ann", "Ann"),
+        ("  tom ", "Tom"),
+        ("ANN'S", "Ann"),
+        ("Tom’s", "Tom"),
+        ("anna berg", "Anna Berg"),
+        ("Anna", "Anna Berg"),  # the first name of one participant
+        ("Anna's", "Anna Berg"),
+        ("Berg", None),  # a last name is not enough
+        ("An", None),  # nor a prefix
+        ("Tommy", None),
+        ("Ann Berg", None),
+        ("'s", None),
+        ("", None),
+    ],
+)
+def test_canonical_person_spells_a_name_as_its_participant(name, person):
+    assert canonical_person(name, PARTICIPANTS) == person
+
+
+def test_a_first_name_two_participants_share_is_neither():
+    assert canonical_person("Ann", ["Ann Lee", "Ann Berg"]) is None
+    assert canonical_person("Ann", ["Ann Lee", "Ann", "Ann Berg"]) == "Ann"

@@ -1,4 +1,13 @@
-"""Anchoring: a memory's episode (session span, event time, persons) from its source turns.
+"""Anchoring: a memory's episode (session span, event time, persons) and its de-duplication
+key, from its source turns.
+
+A turn memory (no-LLM tier, ``turn_memory``) takes its turn's session span and the time cues of
+its text. An extracted entry (``anchor_entry``) takes the span of the sessions of the turns it
+cites (never a timestamp the model wrote) and an event time that is either the single day the
+model names (checked by parsing, ``parse_event_day``) or what the deterministic grounder reads
+in the content, relative to when the first cited turn was said. Persons are spelled as the
+conversation's participants (``text.canonical_person``). Two memories with the same
+``dedup_key`` (the content after case folding and whitespace collapsing) are one memory.
 
 Event time is read from what was said, relative to when it was said. A recurring time cue ("in
 June", "on Saturday", "at Christmas", see ``timecues``) does not say which occurrence it means;
@@ -32,12 +41,14 @@ ago", full dates, "tomorrow") are grounded the same whatever the tense.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from datetime import datetime, tzinfo
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, timedelta, tzinfo
+from functools import lru_cache
 
 from ..recall.timecues import detect_cues
-from ..text import named_persons
+from ..text import canonical_person, named_persons, normalised_hash
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
+from .extract import EntryRejected, clean_field, read_entry
 
 # Event ranges wider than this say little about *which* episode a memory belongs to ("this
 # year"), so they are not stored; the session span still anchors the memory.
@@ -210,4 +221,154 @@ def turn_memory(
         event_start=event.start if event else None,
         event_end=event.end if event else None,
         source_turns=[turn.external_id] if turn.external_id else [],
+    )
+
+
+# --------------------------------------------------------------------------- extracted entries
+
+
+def dedup_key(content: str) -> str:
+    """The key under which a memory's content is stored once per conversation."""
+    return "x:" + normalised_hash(content)
+
+
+def anchor_entry(
+    entry: Mapping,
+    turns_by_label: Mapping[str, Turn],
+    session_spans: Mapping[int, tuple[int, int]],
+    tz: tzinfo,
+    *,
+    conversation: str = "",
+    participants: Sequence[str] = (),
+) -> MemoryRecord:
+    """A memory (kind ``"extracted"``) from one entry of a reply (``extract.read_entry``);
+    raises :class:`~.extract.EntryRejected`.
+
+    ``turns_by_label`` maps the labels the window was shown under to its turns,
+    ``session_spans`` a turn's store id to its session span.
+
+    * session span: ``[min start, max end]`` over the sessions of the cited turns;
+    * event time: ``entry_event_range`` relative to the first cited turn;
+    * persons: ``entry_persons``.
+    """
+    read = read_entry(entry)
+    cited = cited_turns(read.source_turns, turns_by_label)
+    spans = [session_spans[turn.id] for turn in cited]
+    event = entry_event_range(read.event_date, read.content, cited[0].timestamp, tz)
+    return MemoryRecord(
+        content=read.content,
+        kind="extracted",
+        conversation=conversation,
+        session_start=min(s for s, _ in spans),
+        session_end=max(e for _, e in spans),
+        persons=entry_persons(read.persons, cited, participants),
+        keywords=read.keywords,
+        entities=read.entities,
+        location=read.location,
+        topic=read.topic,
+        event_start=event.start if event else None,
+        event_end=event.end if event else None,
+        source_turns=[t.external_id for t in cited if t.external_id],
+        source_turn_ids=[t.id for t in cited if t.id is not None],
+    )
+
+
+def cited_turns(labels: Sequence[object], turns_by_label: Mapping[str, Turn]) -> list[Turn]:
+    """The window's turns the labels name, in the order they were said (each once); raises
+    :class:`~.extract.EntryRejected` when none is a turn of the window."""
+    cited: list[Turn] = []
+    for label in labels:
+        turn = turns_by_label.get(label)
+        if turn is not None and turn not in cited:
+            cited.append(turn)
+    if not cited:
+        raise EntryRejected(f"cites no turn of the window: {list(labels)!r}")
+    return sorted(cited, key=lambda t: (t.timestamp, t.id or 0))
+
+
+_NOT_PERSONS = frozenset(
+    "i me my we us our you your he him his she her they them their it user assistant speaker "
+    "someone everyone friend friends family".split()
+)
+
+
+def entry_persons(named: Sequence[object], cited: Sequence[Turn], participants: Sequence[str]
+                  ) -> list[str]:
+    """The persons the model named, then the cited turns' speakers, each once: a participant
+    spelled as the participant (``canonical_person``), anyone else as written; pronouns and
+    placeholders ("she", "user", "friend") dropped."""
+    persons: dict[str, str] = {}
+    for value in [*named, *(t.speaker for t in cited)]:
+        text = clean_field(value)
+        if not text or text.casefold() in _NOT_PERSONS:
+            continue
+        name = canonical_person(text, participants) or text
+        persons.setdefault(name.casefold(), name)
+    return list(persons.values())
+
+
+def entry_event_range(event_date: str | None, content: str, said_at: int, tz: tzinfo
+                      ) -> TimeRange | None:
+    """When an entry's event happened: the day ``event_date`` names (``parse_event_day``);
+    else the grounded time of the content (``ground_event_time``); else the grounded time of
+    ``event_date`` itself (a month, a week); else None. All relative to ``said_at``."""
+    if event_date:
+        day = parse_event_day(event_date, said_at, tz)
+        if day is not None:
+            start = int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
+            return TimeRange(start, start + DAY)
+    grounded = ground_event_time(content, said_at, tz)
+    if grounded is None and event_date:
+        grounded = ground_event_time(event_date, said_at, tz)
+    return grounded
+
+
+_ISO_DAY = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?$")
+_MIN_YEAR = 1900
+_MAX_YEARS_AHEAD = 10
+
+
+def parse_event_day(text: str, said_at: int, tz: tzinfo) -> date | None:
+    """The single day ``text`` names ("2023-05-07", "7 May 2023", "yesterday" relative to
+    ``said_at``); None for anything wider (a month, a year), unreadable, or implausible."""
+    reference = datetime.fromtimestamp(said_at, tz=tz)
+    match = _ISO_DAY.match(text)
+    if match:
+        try:
+            day = date(int(match[1]), int(match[2]), int(match[3]))
+        except ValueError:
+            return None
+    else:
+        noon = reference.replace(hour=12, minute=0, second=0, microsecond=0, tzinfo=None)
+        day = _dateparser_day(text, noon)  # day granularity: one parser per day
+        if day is None:
+            return None
+    if day.year < _MIN_YEAR or day > reference.date() + timedelta(days=365 * _MAX_YEARS_AHEAD):
+        return None
+    return day
+
+
+def _dateparser_day(text: str, reference: datetime) -> date | None:
+    if not any(ch.isalnum() for ch in text) or len(text) > 40:
+        return None
+    try:
+        data = _date_parser(reference.isoformat()).get_date_data(text)
+    except Exception:  # dateparser has raised on odd input before; a hint is not worth a crash
+        return None
+    if data is None or data.date_obj is None or data.period not in ("day", "time"):
+        return None
+    return data.date_obj.date()
+
+
+@lru_cache(maxsize=256)
+def _date_parser(reference_iso: str):
+    from dateparser.date import DateDataParser
+
+    return DateDataParser(
+        languages=["en"],
+        settings={
+            "RELATIVE_BASE": datetime.fromisoformat(reference_iso),
+            "PREFER_DATES_FROM": "past",
+            "RETURN_AS_TIMEZONE_AWARE": False,
+        },
     )

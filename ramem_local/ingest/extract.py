@@ -1,32 +1,30 @@
-"""LLM extraction: prompt, schema, the call with its one retry, and anchoring of entries.
+"""LLM extraction: prompt, schema, the call with its one retry, and reading the reply.
 
 A window of turns is shown to the model with each turn's id, timestamp and speaker; the model
 returns self-contained restatements of the facts and events in it, each citing the turns it
 comes from. The schema (every string and array bounded) restricts citations to the window's
-turn ids, so provenance cannot be invented. What the model writes about *time* is only a hint:
-the session span of a memory comes from its cited turns, and its event time is either a single
-day the model names (checked by parsing) or what the deterministic grounder reads in the
-content, relative to when the cited turn was said.
+turn ids, so provenance cannot be invented. Each entry of the reply is read into an
+:class:`Entry`; ``anchor.anchor_entry`` gives it its episode (session span from the cited
+turns, event time, persons) and makes it a memory.
 
-Nothing here raises for a model's output: a truncated or looping reply (or a prompt too long
-for the context) is retried once as two half windows; any other failure is returned as an
-error for the caller to record.
+A model's output never makes the call raise: a truncated or looping reply (or a prompt too
+long for the context) is retried once as two half windows; any other failure is returned as
+an error for the caller to record. An entry that cannot become a memory raises
+:class:`EntryRejected`, which the caller counts and records.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta, timezone, tzinfo
-from functools import lru_cache
+from datetime import datetime, timezone, tzinfo
 
 from ..protocols import LLM, LLMResult
 from ..schemas import array, enum, nullable, obj, string
-from ..text import normalised_hash, words
-from ..types import LLMCall, MemoryRecord, Turn
-from .anchor import ground_event_time
+from ..text import words
+from ..types import LLMCall, Turn
 
 PROMPT_VERSION = "x1"
 MAX_ENTRIES = 12
@@ -144,18 +142,6 @@ class WindowOutcome:
     def ok(self) -> bool:
         return self.entries is not None
 
-    @property
-    def tokens_in(self) -> int:
-        return LLMCall.total(self.calls).tokens_in
-
-    @property
-    def tokens_out(self) -> int:
-        return LLMCall.total(self.calls).tokens_out
-
-    @property
-    def ms(self) -> float:
-        return LLMCall.total(self.calls).ms
-
 
 def extract_window(
     llm: LLM,
@@ -167,8 +153,8 @@ def extract_window(
 ) -> WindowOutcome:
     """Extract entries from a window; one retry as two halves when the reply is cut short.
 
-    Entries are returned as the model wrote them (schema-valid); :func:`anchor_entry` turns
-    them into memories. Never raises for what the model does.
+    Entries are returned as the model wrote them (schema-valid); ``anchor.anchor_entry``
+    reads each and turns it into a memory. Never raises for what the model does.
     """
     outcome = WindowOutcome(entries=None, error=None)
     if not window_turns:
@@ -241,86 +227,51 @@ def _prompt_too_long(llm: LLM, messages: list[dict], max_tokens: int) -> str | N
     return None
 
 
-# --------------------------------------------------------------------------- anchoring
+# --------------------------------------------------------------------------- reading the reply
 
 
 class EntryRejected(ValueError):
     """An entry that cannot become a memory (empty, cites nothing known, ...)."""
 
 
-_NOT_PERSONS = frozenset(
-    "i me my we us our you your he him his she her they them their it user assistant speaker "
-    "someone everyone friend friends family".split()
-)
 _NULLISH = frozenset({"", "null", "none", "n/a", "na", "unknown", "-"})
-_ISO_DAY = re.compile(r"^\s*(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T].*)?$")
-_MIN_YEAR = 1900
-_MAX_YEARS_AHEAD = 10
-DAY_SECONDS = 86_400
 
 
-def dedup_key(content: str) -> str:
-    return "x:" + normalised_hash(content)
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a reply, cleaned; ``source_turns`` are the labels it cites, as written."""
+
+    content: str
+    source_turns: list[str]
+    persons: list[str]
+    keywords: list[str]
+    entities: list[str]
+    location: str | None
+    topic: str | None
+    event_date: str | None
 
 
-def anchor_entry(
-    entry: Mapping,
-    turns_by_external_id: Mapping[str, Turn],
-    session_span_of_turn: Callable[[Turn], tuple[int, int]] | Mapping[int, tuple[int, int]],
-    tz: tzinfo,
-    *,
-    conversation: str = "",
-    participants: Sequence[str] = (),
-) -> MemoryRecord:
-    """A memory (kind ``"extracted"``) from one entry; raises :class:`EntryRejected`.
-
-    * session span: ``[min start, max end]`` over the sessions of the cited turns;
-    * event time: ``event_date`` when it reads as one day (ISO, or a phrase relative to the
-      first cited turn); else the deterministic grounder on the content, relative to the first
-      cited turn; else the grounder on ``event_date`` (a month, a week); else none;
-    * persons: the model's persons and the cited turns' speakers, spelled as the conversation's
-      participants when they match case-insensitively (pronouns dropped).
-    """
+def read_entry(entry: Mapping) -> Entry:
+    """An entry as the model wrote it, cleaned: whitespace collapsed, "null"-like words None,
+    list items unique (case-insensitively). Raises :class:`EntryRejected` when the content
+    says nothing (fewer than two words with a letter)."""
     content = " ".join(str(entry.get("content") or "").split())
     if sum(any(ch.isalpha() for ch in w) for w in words(content)) < 2:
         raise EntryRejected(f"content says nothing: {content!r}")
-    cited: list[Turn] = []
-    for label in entry.get("source_turns") or []:
-        turn = turns_by_external_id.get(label)
-        if turn is not None and turn not in cited:
-            cited.append(turn)
-    if not cited:
-        raise EntryRejected(f"cites no turn of the window: {entry.get('source_turns')!r}")
-    cited.sort(key=lambda t: (t.timestamp, t.id or 0))
-    spans = [_span_of(session_span_of_turn, turn) for turn in cited]
-    said_at = cited[0].timestamp
-    event = _event_range(_clean(entry.get("event_date")), content, said_at, tz)
-    source_ids = [t.id for t in cited if t.id is not None]
-    return MemoryRecord(
+    return Entry(
         content=content,
-        kind="extracted",
-        conversation=conversation,
-        session_start=min(s for s, _ in spans),
-        session_end=max(e for _, e in spans),
-        persons=_persons(entry.get("persons") or [], cited, participants),
+        source_turns=list(entry.get("source_turns") or []),
+        persons=_unique(entry.get("persons") or []),
         keywords=_unique(entry.get("keywords") or []),
         entities=_unique(entry.get("entities") or []),
-        location=_clean(entry.get("location")),
-        topic=_clean(entry.get("topic")),
-        event_start=event[0] if event else None,
-        event_end=event[1] if event else None,
-        source_turns=[t.external_id for t in cited if t.external_id],
-        source_turn_ids=source_ids,
+        location=clean_field(entry.get("location")),
+        topic=clean_field(entry.get("topic")),
+        event_date=clean_field(entry.get("event_date")),
     )
 
 
-def _span_of(spans, turn: Turn) -> tuple[int, int]:
-    if callable(spans):
-        return spans(turn)
-    return spans[turn.id]
-
-
-def _clean(value: object) -> str | None:
+def clean_field(value: object) -> str | None:
+    """A string of the reply, whitespace collapsed; None for a non-string or a null-like word."""
     if not isinstance(value, str):
         return None
     text = " ".join(value.split())
@@ -330,85 +281,7 @@ def _clean(value: object) -> str | None:
 def _unique(values: Sequence[object]) -> list[str]:
     seen: dict[str, str] = {}
     for value in values:
-        text = _clean(value)
+        text = clean_field(value)
         if text:
             seen.setdefault(text.casefold(), text)
     return list(seen.values())
-
-
-def _persons(named: Sequence[object], cited: Sequence[Turn], participants: Sequence[str]
-             ) -> list[str]:
-    known = {p.casefold(): p for p in participants if p}
-    first_names: dict[str, str] = {}
-    for p in participants:
-        parts = p.split()
-        if len(parts) > 1:
-            first_names.setdefault(parts[0].casefold(), p)
-    out: dict[str, str] = {}
-    for value in [*named, *(t.speaker for t in cited)]:
-        text = _clean(value)
-        if not text or text.casefold() in _NOT_PERSONS:
-            continue
-        key = text.casefold()
-        name = known.get(key) or first_names.get(key) or text
-        out.setdefault(name.casefold(), name)
-    return list(out.values())
-
-
-def _event_range(event_date: str | None, content: str, said_at: int, tz: tzinfo
-                 ) -> tuple[int, int] | None:
-    if event_date:
-        day = parse_event_day(event_date, said_at, tz)
-        if day is not None:
-            start = int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
-            return start, start + DAY_SECONDS
-    grounded = ground_event_time(content, said_at, tz)
-    if grounded is None and event_date:
-        grounded = ground_event_time(event_date, said_at, tz)
-    return (grounded.start, grounded.end) if grounded else None
-
-
-def parse_event_day(text: str, said_at: int, tz: tzinfo) -> date | None:
-    """The single day ``text`` names ("2023-05-07", "7 May 2023", "yesterday" relative to
-    ``said_at``); None for anything wider (a month, a year), unreadable, or implausible."""
-    reference = datetime.fromtimestamp(said_at, tz=tz)
-    match = _ISO_DAY.match(text)
-    if match:
-        try:
-            day = date(int(match[1]), int(match[2]), int(match[3]))
-        except ValueError:
-            return None
-    else:
-        noon = reference.replace(hour=12, minute=0, second=0, microsecond=0, tzinfo=None)
-        day = _dateparser_day(text, noon)  # day granularity: one parser per day
-        if day is None:
-            return None
-    if day.year < _MIN_YEAR or day > reference.date() + timedelta(days=365 * _MAX_YEARS_AHEAD):
-        return None
-    return day
-
-
-def _dateparser_day(text: str, reference: datetime) -> date | None:
-    if not any(ch.isalnum() for ch in text) or len(text) > 40:
-        return None
-    try:
-        data = _date_parser(reference.isoformat()).get_date_data(text)
-    except Exception:  # dateparser has raised on odd input before; a hint is not worth a crash
-        return None
-    if data is None or data.date_obj is None or data.period not in ("day", "time"):
-        return None
-    return data.date_obj.date()
-
-
-@lru_cache(maxsize=256)
-def _date_parser(reference_iso: str):
-    from dateparser.date import DateDataParser
-
-    return DateDataParser(
-        languages=["en"],
-        settings={
-            "RELATIVE_BASE": datetime.fromisoformat(reference_iso),
-            "PREFER_DATES_FROM": "past",
-            "RETURN_AS_TIMEZONE_AWARE": False,
-        },
-    )

@@ -23,22 +23,14 @@ import numpy as np
 
 from ..protocols import LLM, Embedder
 from ..store import Store
-from ..types import LLMCall, MemoryRecord, Turn
-from .extract import (
-    MAX_ERROR_CHARS,
-    PROMPT_VERSION,
-    EntryRejected,
-    anchor_entry,
-    dedup_key,
-    extract_window,
-    turn_labels,
-)
+from ..types import ExtractionWindow, LLMCall, MemoryRecord, Turn
+from .anchor import anchor_entry, dedup_key
+from .extract import MAX_ERROR_CHARS, PROMPT_VERSION, EntryRejected, extract_window, turn_labels
 from .windows import (
     DEFAULT_OVERLAP,
     DEFAULT_SIZE,
     DONE,
     FAILED,
-    ExtractionWindow,
     ensure_windows,
     window_turns,
     windows_of,
@@ -86,11 +78,6 @@ class ExtractionReport:
     seconds: float = 0.0
     failures: list[tuple[int, str]] = field(default_factory=list)
     windows: list[WindowReport] = field(default_factory=list)
-
-    @property
-    def tokens_per_second(self) -> float:
-        llm_seconds = sum(w.seconds for w in self.windows)
-        return self.tokens_out / llm_seconds if llm_seconds > 0 else 0.0
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """LLM query analysis, merged into the deterministic recall frame (DESIGN.md §4 step 1).
 
-The model proposes what the question asks (need, keywords, entities, rephrased queries) and
-which episode can answer it (a date range, persons, places). Its proposal is advice, checked
+The model proposes what the question asks (need, keywords) and which episode can answer it
+(a date range, persons, places, things, topic). Its proposal is advice, checked
 before use, because a language model invents dates readily and a wrong time filter hides the
 right memories:
 
@@ -10,7 +10,8 @@ right memories:
   reference time, and overlap the bank's timeline widened by ``TIMELINE_SLACK_DAYS``;
 - a grounded deterministic range is exact and always wins; a differing proposal is recorded as
   a disagreement. Only a cue the grounder could not ground ("recently") takes the model's range;
-- persons must be participants of the bank, and participants are never locations or entities;
+- persons must be participants of the bank (``text.canonical_person``), and participants are
+  never locations or entities;
 - the proposed need replaces the question as the retrieval query only when it shares a content
   word with the question.
 
@@ -30,14 +31,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
-from ..protocols import LLM, LLMResult
+from ..protocols import LLM
 from ..schemas import array, nullable, obj, string
-from ..text import content_words
-from ..types import LLMCall, RecallFrame, TimeRange
+from ..text import canonical_person, content_words
+from ..types import DAY, LLMCall, RecallFrame, TimeRange
 
 MAX_RANGE_DAYS = 400
 TIMELINE_SLACK_DAYS = 30
-MAX_QUERIES = 3
 
 SYSTEM_PROMPT = """\
 You analyse a question asked to a memory of past conversations: what is asked, and when, who
@@ -46,13 +46,13 @@ Fields: need (a short search phrase for what is asked, without time words); time
 time_end (first and last day of the period the question is about, YYYY-MM-DD, computed from
 the reference date; null when the question names no time); persons; locations; entities
 (things, events, organisations, titles); topic (one or two words, or null); keywords (words a
-matching memory would contain); queries (up to three rephrasings for searching).
+matching memory would contain).
 
 Example. Reference date: 2001-03-14 (Wednesday). Participants: Ann, Tom.
 Question: What did Ann cook for Tom last weekend?
 {"need": "what Ann cooked for Tom", "time_start": "2001-03-10", "time_end": "2001-03-11",
 "persons": ["Ann", "Tom"], "locations": [], "entities": [], "topic": "cooking",
-"keywords": ["cook", "dinner", "recipe"], "queries": ["Ann cooked dinner for Tom"]}"""
+"keywords": ["cook", "dinner", "recipe"]}"""
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,12 @@ class AnalysisOutcome:
 
 
 def analysis_schema() -> dict:
-    """The bounded schema of a proposal; fields in the order the model should think."""
+    """The bounded schema of a proposal; fields in the order the model should think.
+
+    ``need`` and ``keywords`` become the retrieval query (dense on the need, BM25 on both) and
+    the range may become the time filter; persons, locations, entities and topic are the
+    frame's description of the episode, shown in the trace (DESIGN.md §4 step 1).
+    """
     return obj(
         {
             "need": string(200),
@@ -75,7 +80,6 @@ def analysis_schema() -> dict:
             "entities": array(string(40), 6),
             "topic": nullable(string(40)),
             "keywords": array(string(30), 8),
-            "queries": array(string(200), MAX_QUERIES),
         }
     )
 
@@ -110,7 +114,7 @@ def analyze_question(
         max_tokens=max_tokens,
         temperature=0.0,
     )
-    call = _call_record(result)
+    call = result.accounting("analyze")
     if result.error is not None or result.data is None:
         merged.llm_proposal = _record(
             None, False, f"model failed: {result.error}", error=result.error
@@ -121,10 +125,6 @@ def analyze_question(
     record.update(refused)
     merged.llm_proposal = record
     return AnalysisOutcome(merged, call)
-
-
-def _call_record(result: LLMResult) -> LLMCall:
-    return result.accounting("analyze")
 
 
 def _record(
@@ -161,7 +161,6 @@ def _merge_fields(frame: RecallFrame, proposal: dict, participants: Sequence[str
     frame.locations = _union(frame.locations, _without(proposal.get("locations"), not_places))
     frame.entities = _union(frame.entities, _without(proposal.get("entities"), not_places))
     frame.keywords = _union(frame.keywords, proposal.get("keywords") or [])
-    frame.queries = _union(frame.queries, proposal.get("queries") or [])[:MAX_QUERIES]
     frame.topic = _clean(proposal.get("topic")) or frame.topic
     return {"need_accepted": need_accepted, "persons_dropped": dropped}
 
@@ -198,25 +197,22 @@ def _union(first: Iterable[str], second: Iterable[object]) -> list[str]:
     return list(merged.values())
 
 
-_POSSESSIVE = re.compile(r"(?:'s|’s|')$")
-
-
 def _known_persons(
     proposed: Iterable[object], participants: Sequence[str]
 ) -> tuple[list[str], list[str]]:
     """Proposed names that are participants (in the participants' spelling), and the rest.
 
-    Only exact, case-insensitive matches count (a trailing possessive is ignored): a model
-    that invents "Carol" for "Caroline" would otherwise filter on somebody else.
+    ``canonical_person`` decides: the participant's name in any case, with or without a
+    possessive, or a first name only one participant has; nothing looser, since a model that
+    invents "Carol" for "Caroline" would otherwise name somebody else.
     """
-    known = {name.casefold(): name for name in participants}
     kept: list[str] = []
     dropped: list[str] = []
     for item in proposed:
-        name = _POSSESSIVE.sub("", _clean(item))
+        name = _clean(item)
         if not name:
             continue
-        match = known.get(name.casefold())
+        match = canonical_person(name, participants)
         if match is not None:
             kept.append(match)
         else:
@@ -295,7 +291,7 @@ def _implausible(
     cues the grounder could not ground, and those ("recently", "a while ago", "back then") all
     look back, while the timeline slack alone would admit a month of future.
     """
-    days = round((proposed.end - proposed.start) / 86_400)
+    days = round((proposed.end - proposed.start) / DAY)
     if days > MAX_RANGE_DAYS:
         return f"implausible width: {days} days (at most {MAX_RANGE_DAYS})"
     if proposed.start > reference_time:
