@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -297,7 +298,7 @@ class Memory:
 
     def stats(self) -> dict:
         stats = self.store.stats()
-        stats["conversations_detail"] = self.store.conversations()
+        stats["conversations_detail"] = [asdict(c) for c in self.store.conversations()]
         return stats
 
     # ---------------------------------------------------------------- helpers
@@ -310,8 +311,8 @@ class Memory:
         return conversation_id
 
     def _is_journal_only(self, conversation_id: int | None) -> bool:
-        kinds = {c["kind"] for c in self.store.conversations()
-                 if conversation_id is None or c["id"] == conversation_id}
+        kinds = {c.kind for c in self.store.conversations()
+                 if conversation_id is None or c.id == conversation_id}
         return kinds == {JOURNAL}
 
 

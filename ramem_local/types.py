@@ -75,6 +75,18 @@ class Turn:
     id: int | None = None  # store id once saved
 
 
+@dataclass(frozen=True)
+class ConversationSummary:
+    """A stored conversation with its counts."""
+
+    id: int
+    name: str
+    kind: str  # "chat" or "journal"
+    sessions: int
+    turns: int
+    memories: int
+
+
 @dataclass
 class Session:
     ordinal: int

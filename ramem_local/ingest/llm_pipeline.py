@@ -114,7 +114,7 @@ def run_extraction(
     report = ExtractionReport()
     if embedder is not None:  # refuses an embedder other than the bank's (StoreError)
         store.bind_embedder(embedder.fingerprint)
-    names = {c["id"]: c["name"] for c in store.conversations()}
+    names = {c.id: c.name for c in store.conversations()}
     if conversation_id is not None and conversation_id not in names:
         raise ValueError(f"no conversation with id {conversation_id} in this bank")
     ids = [conversation_id] if conversation_id is not None else list(names)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import apsw
 
-from ..types import DAY, Session, TimeRange, Turn
+from ..types import DAY, ConversationSummary, Session, TimeRange, Turn
 from .base import now
 
 
@@ -53,7 +53,7 @@ class EpisodeTables:
         )
         return [r[0] for r in rows]
 
-    def conversations(self) -> list[dict]:
+    def conversations(self) -> list[ConversationSummary]:
         rows = self.db.execute(
             """
             SELECT c.id, c.name, c.kind,
@@ -63,8 +63,7 @@ class EpisodeTables:
             FROM conversations c ORDER BY c.id
             """
         )
-        keys = ("id", "name", "kind", "sessions", "turns", "memories")
-        return [dict(zip(keys, r, strict=True)) for r in rows]
+        return [ConversationSummary(*row) for row in rows]
 
     # --------------------------------------------------------------- sessions
     def add_sessions(self, conversation_id: int, sessions: Sequence[Session]) -> dict[int, int]:
@@ -238,8 +237,8 @@ class EpisodeTables:
     def all_turns(self) -> Iterator[tuple[str, Turn]]:
         """(conversation name, turn) for every stored turn, conversation by conversation."""
         for conversation in self.conversations():
-            for turn in self.conversation_turns(conversation["id"]):
-                yield conversation["name"], turn
+            for turn in self.conversation_turns(conversation.id):
+                yield conversation.name, turn
 
     def turn_session_spans(self, conversation_id: int) -> dict[int, tuple[int, int]]:
         """turn id -> the span ``(start, end)`` of the turn's session."""
