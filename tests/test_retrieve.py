@@ -221,6 +221,22 @@ def test_time_only_means_no_content_word_outside_the_cue(memory, question, time_
     assert frame.time_only is time_only
 
 
+@pytest.mark.parametrize(
+    ("question", "need"),
+    [
+        ("Where did I go hiking on 9 February 2023?", "Where did I go hiking?"),
+        ("What did I cook yesterday?", "What did I cook?"),
+        ("What did Mel paint in the summer of 2022?", "What did Mel paint?"),
+        ("In May 2023, where did Jon travel?", "where did Jon travel?"),
+        ("What did I do during the week of May 8, 2023, at the lake?",
+         "What did I do at the lake?"),
+        ("What was I reading as of 3 May 2024?", "What was I reading?"),
+    ],
+)
+def test_need_drops_the_cue_and_the_preposition_that_introduces_it(memory, question, need):
+    assert memory.frame(question, as_of="2024-06-01").need == need
+
+
 def test_question_without_cue_is_never_time_only(memory):
     assert memory.frame("What did I do?").time_only is False
 

@@ -176,7 +176,8 @@ def python_rrf(dense: list[int], lexical: list[int], kappa: float) -> list[int]:
         for rank, memory_id in enumerate(ranking, 1):
             scores[memory_id] = scores.get(memory_id, 0.0) + 1.0 / (kappa + rank)
             best[memory_id] = min(best.get(memory_id, 1 << 40), rank)
-    return sorted(scores, key=lambda m: (-scores[m], best[m], m))
+    lists = {m: (m in dense) + (m in lexical) for m in scores}
+    return sorted(scores, key=lambda m: (-scores[m], -lists[m], best[m], m))
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -238,6 +239,27 @@ def test_episode_filter_in_sql_equals_python_reference(tmp_path):
             expected_tier = 2 + span.gap_seconds(raw) // DAY
         assert row.tier == expected_tier
     assert [(r.tier, r.fused_rank) for r in rows] == sorted((r.tier, r.fused_rank) for r in rows)
+
+
+def test_at_equal_fused_score_the_memory_both_lists_found_comes_first(tmp_path):
+    """Inside the range a memory missing from BM25 gets the rank after its last hit, so dense 1
+    alone ties with dense 2 + BM25 1: the agreement of two lists breaks the tie, not the id."""
+    from ramem_local.types import TimeRange
+
+    store = make_bank(tmp_path)
+    dense_only, both = add_conversation(store, ["walked to the lake", "hiked up the marsh"])
+    unit = np.eye(DIM, dtype=np.float32)
+    store.add_vectors([dense_only, both], np.stack([unit[0], unit[0] + 0.5 * unit[1]]))
+    raw = TimeRange(0, DAY)
+    rows = store.session_overlap_candidates(
+        query_vector=unit[0], fts_query=fts_match_query("hiked"), depth=10, limit=10,
+        raw_range=raw, wide_range=raw.widened(5), fill_missing_ranks=True,
+    )
+    by_id = {r.id: r for r in rows}
+    assert (by_id[dense_only].dense_rank, by_id[dense_only].bm25_rank) == (1, None)
+    assert (by_id[both].dense_rank, by_id[both].bm25_rank) == (2, 1)
+    assert by_id[dense_only].rrf == pytest.approx(by_id[both].rrf)
+    assert [r.id for r in rows] == [both, dense_only]
 
 
 def test_new_session_moves_the_previous_last_span_end(tmp_path):

@@ -15,7 +15,9 @@ The fragments:
 - ``dense``   : vec0 KNN (cosine) ranks, optionally restricted by vec0 metadata filters;
 - ``lexical`` : FTS5 BM25 ranks of a sanitised OR-query (the neighbours column, the text of the
   turns around a turn memory, weighs less than the memory's own columns);
-- ``fused``   : RRF ``Σ 1 / (κ + rank)`` over both lists;
+- ``fused``   : RRF ``Σ 1 / (κ + rank)`` over both lists; at equal score a memory both lists
+  found comes first (filled ranks make dense 1 alone tie with dense 2 + BM25 1), then the
+  better of its two ranks, then its id;
 - ``placed``  : each memory's place relative to the query's raw time range. Proximity tiers:
   0 — said inside the raw range (session start within it) or its event range overlaps it;
   1 — only its session span reaches into the raw range; 2 + d — d whole days of gap. With
@@ -87,6 +89,7 @@ ordered AS (
     SELECT {fused}.*,
            row_number() OVER (
                ORDER BY rrf DESC,
+                        (dense_rank IS NOT NULL) + (bm25_rank IS NOT NULL) DESC,
                         min(coalesce(dense_rank, 1 << 40), coalesce(bm25_rank, 1 << 40)),
                         id
            ) AS fused_rank
