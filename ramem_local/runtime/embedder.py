@@ -113,6 +113,22 @@ def _pooling_from_config(folder: Path) -> str:
     return "mean"
 
 
+def _normalize_from_config(folder: Path) -> bool:
+    """Whether the folder's sentence-transformers pipeline ends in a Normalize module; True when
+    there is no ``modules.json`` (vectors are compared by cosine, so unit length is harmless)."""
+    path = folder / "modules.json"
+    if not path.is_file():
+        return True
+    try:
+        modules = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise EmbedderError(f"cannot read {path}: {exc}") from None
+    if not isinstance(modules, list):
+        raise EmbedderError(f"{path} does not hold a list of modules")
+    return any(isinstance(m, dict) and str(m.get("type", "")).endswith(".Normalize")
+               for m in modules)
+
+
 def _max_length_from_config(folder: Path, model_path: Path) -> int:
     """ST's max_seq_length when present (the trained length), else position embeddings <= 512."""
     st_config = _read_json(folder / "sentence_bert_config.json")
@@ -158,7 +174,8 @@ def spec_from_folder(
         dimension=entry.get("dimension"),
         max_length=int(max_length),
         pooling=pooling,
-        normalize=bool(entry.get("normalize", True)),
+        normalize=bool(entry["normalize"]) if "normalize" in entry
+        else _normalize_from_config(folder),
         query_prefix=entry.get("query_prefix") or "",
         document_prefix=entry.get("document_prefix") or "",
         truncate_dim=truncate_dim,

@@ -1,0 +1,551 @@
+"""Build an ONNX graph for a BERT-family encoder from its safetensors weights — without torch.
+
+Air-gapped users can usually get a model folder in the sentence-transformers / Hugging Face
+layout (``config.json``, ``model.safetensors``, ``tokenizer.json``, ``1_Pooling/config.json``,
+``modules.json``) but not an ONNX export, and converting one normally needs torch. A BERT
+encoder is a short, fixed stack of matrix products, so we write its graph ourselves with
+``onnx.helper`` and check it against :func:`reference_forward`, the same computation in numpy.
+
+The graph takes ``input_ids``, ``attention_mask`` and ``token_type_ids`` ``[batch, seq]``
+(int64) and returns ``last_hidden_state`` ``[batch, seq, hidden]``: the layout of the usual
+exports, so :class:`~ramem_local.runtime.embedder.OnnxEmbedder` pools it as it pools them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .registry import ModelError
+
+SUPPORTED_MODEL_TYPES = ("bert",)
+OPSET = 17  # LayerNormalization is an ONNX op from opset 17
+IR_VERSION = 8  # opset 17's IR version: loads in every onnxruntime that knows opset 17
+WEIGHTS_FILE = "model.safetensors"
+EXTERNAL_DATA_BYTES = 1 << 30
+CONFIG_FILE = "config.json"
+TOKENIZER_FILE = "tokenizer.json"
+# The sentence-transformers files that say how the hidden states become one vector; copied
+# as they are (the runtime reads pooling, maximum length and normalisation from them).
+SENTENCE_TRANSFORMERS_FILES = (
+    "modules.json",
+    "sentence_bert_config.json",
+    "config_sentence_transformers.json",
+    "1_Pooling/config.json",
+    "pooling_config.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+)
+# What the converted graph must reproduce: largest |difference| of the hidden states from the
+# numpy forward pass, and the cosine of every pooled vector.
+MAX_HIDDEN_DIFFERENCE = 1e-3
+MIN_COSINE = 0.9999
+VERIFY_SENTENCES = (
+    "We hiked up to the lake on Saturday and came back soaked.",
+    "What did Caroline paint last summer?",
+    "ok",
+    "The quarterly report is due on 3 March; Ben will send the numbers by Friday.",
+)
+_GELU_KINDS = {"gelu": "erf", "gelu_new": "tanh", "gelu_pytorch_tanh": "tanh",
+               "gelu_fast": "tanh", "relu": "relu"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class BertConfig:
+    """The fields of a Hugging Face ``config.json`` that decide a BERT encoder's forward pass."""
+
+    hidden_size: int
+    num_layers: int
+    num_heads: int
+    intermediate_size: int
+    vocab_size: int
+    max_positions: int
+    type_vocab_size: int
+    layer_norm_eps: float
+    activation: str  # "erf", "tanh" or "relu"
+
+    @property
+    def head_size(self) -> int:
+        return self.hidden_size // self.num_heads
+
+    @classmethod
+    def from_file(cls, path: Path) -> BertConfig:
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ModelError(f"cannot read {path}: {exc}") from None
+        if not isinstance(config, dict):
+            raise ModelError(f"{path} does not hold a JSON object")
+        return cls.from_dict(config, path)
+
+    @classmethod
+    def from_dict(cls, config: dict[str, Any], path: Path | str = CONFIG_FILE) -> BertConfig:
+        model_type = str(config.get("model_type", "")).lower()
+        if model_type not in SUPPORTED_MODEL_TYPES:
+            architectures = ", ".join(config.get("architectures") or []) or "no architecture"
+            raise ModelError(
+                f"{path}: model_type {model_type or 'missing'!r} ({architectures}) cannot be "
+                f"converted; supported: BERT-family encoders (model_type "
+                f"{', '.join(SUPPORTED_MODEL_TYPES)}: BERT, MiniLM, BGE, E5, GTE). Decoder "
+                "embedders such as Qwen3-Embedding need an ONNX export (`ramem models pull`)."
+            )
+        position_type = config.get("position_embedding_type", "absolute")
+        if position_type != "absolute":
+            raise ModelError(f"{path}: position_embedding_type {position_type!r} is not "
+                             "supported (only 'absolute')")
+        activation = str(config.get("hidden_act", "gelu"))
+        if activation not in _GELU_KINDS:
+            raise ModelError(f"{path}: hidden_act {activation!r} is not supported "
+                             f"(supported: {', '.join(_GELU_KINDS)})")
+        try:
+            values = cls(
+                hidden_size=int(config["hidden_size"]),
+                num_layers=int(config["num_hidden_layers"]),
+                num_heads=int(config["num_attention_heads"]),
+                intermediate_size=int(config["intermediate_size"]),
+                vocab_size=int(config["vocab_size"]),
+                max_positions=int(config.get("max_position_embeddings", 512)),
+                type_vocab_size=int(config.get("type_vocab_size", 2)),
+                layer_norm_eps=float(config.get("layer_norm_eps", 1e-12)),
+                activation=_GELU_KINDS[activation],
+            )
+        except KeyError as exc:
+            raise ModelError(f"{path}: missing {exc.args[0]!r}") from None
+        except (TypeError, ValueError) as exc:
+            raise ModelError(f"{path}: {exc}") from None
+        if values.num_heads < 1 or values.hidden_size % values.num_heads:
+            raise ModelError(f"{path}: hidden_size {values.hidden_size} is not a multiple of "
+                             f"num_attention_heads {values.num_heads}")
+        return values
+
+
+# --------------------------------------------------------------------------- weights
+
+
+def _layer_names(layer: int) -> dict[str, str]:
+    """Our short names → Hugging Face names of one encoder layer's tensors."""
+    base = f"encoder.layer.{layer}."
+    return {
+        "q.w": base + "attention.self.query.weight", "q.b": base + "attention.self.query.bias",
+        "k.w": base + "attention.self.key.weight", "k.b": base + "attention.self.key.bias",
+        "v.w": base + "attention.self.value.weight", "v.b": base + "attention.self.value.bias",
+        "o.w": base + "attention.output.dense.weight", "o.b": base + "attention.output.dense.bias",
+        "ln1.w": base + "attention.output.LayerNorm.weight",
+        "ln1.b": base + "attention.output.LayerNorm.bias",
+        "up.w": base + "intermediate.dense.weight", "up.b": base + "intermediate.dense.bias",
+        "down.w": base + "output.dense.weight", "down.b": base + "output.dense.bias",
+        "ln2.w": base + "output.LayerNorm.weight", "ln2.b": base + "output.LayerNorm.bias",
+    }  # fmt: skip
+
+
+EMBEDDING_NAMES = {
+    "word": "embeddings.word_embeddings.weight",
+    "position": "embeddings.position_embeddings.weight",
+    "token_type": "embeddings.token_type_embeddings.weight",
+    "ln.w": "embeddings.LayerNorm.weight",
+    "ln.b": "embeddings.LayerNorm.bias",
+}
+
+
+def load_weights(path: Path, config: BertConfig) -> dict[str, np.ndarray]:
+    """The encoder's tensors as float32, keyed by Hugging Face name without any head prefix.
+
+    A checkpoint saved from ``BertForMaskedLM`` and the like prefixes every name with
+    ``bert.``; heads (pooler, MLM) are ignored. Shapes are checked against ``config``. float16
+    and bfloat16 weights are widened to float32 (the graph computes in float32).
+    """
+    import ml_dtypes  # noqa: F401  (an onnx dependency; teaches numpy bfloat16)
+    from safetensors import SafetensorError
+    from safetensors.numpy import load_file
+
+    try:
+        raw = load_file(str(path))
+    except (SafetensorError, OSError, ValueError, TypeError) as exc:
+        raise ModelError(f"cannot load weights {path}: {exc}") from None
+    prefix = next((p for p in ("", "bert.", "model.")
+                   if p + EMBEDDING_NAMES["word"] in raw), None)  # fmt: skip
+    if prefix is None:
+        raise ModelError(f"{path} has no {EMBEDDING_NAMES['word']}: not a BERT encoder")
+    weights: dict[str, np.ndarray] = {}
+    for name, shape in _expected_shapes(config).items():
+        tensor = raw.get(prefix + name)
+        if tensor is None:
+            raise ModelError(f"{path} lacks tensor {prefix + name}")
+        if tuple(tensor.shape) != shape:
+            raise ModelError(f"{path}: {prefix + name} has shape {tuple(tensor.shape)}, "
+                             f"config.json implies {shape}")
+        weights[name] = np.ascontiguousarray(tensor, dtype=np.float32)
+    return weights
+
+
+def _expected_shapes(config: BertConfig) -> dict[str, tuple[int, ...]]:
+    hidden, inner = config.hidden_size, config.intermediate_size
+    shapes: dict[str, tuple[int, ...]] = {
+        EMBEDDING_NAMES["word"]: (config.vocab_size, hidden),
+        EMBEDDING_NAMES["position"]: (config.max_positions, hidden),
+        EMBEDDING_NAMES["token_type"]: (config.type_vocab_size, hidden),
+        EMBEDDING_NAMES["ln.w"]: (hidden,),
+        EMBEDDING_NAMES["ln.b"]: (hidden,),
+    }
+    for layer in range(config.num_layers):
+        names = _layer_names(layer)
+        for key in ("q", "k", "v", "o"):
+            shapes[names[f"{key}.w"]] = (hidden, hidden)
+            shapes[names[f"{key}.b"]] = (hidden,)
+        shapes[names["up.w"]] = (inner, hidden)
+        shapes[names["up.b"]] = (inner,)
+        shapes[names["down.w"]] = (hidden, inner)
+        shapes[names["down.b"]] = (hidden,)
+        for norm in ("ln1", "ln2"):
+            shapes[names[f"{norm}.w"]] = (hidden,)
+            shapes[names[f"{norm}.b"]] = (hidden,)
+    return shapes
+
+
+# --------------------------------------------------------------------------- numpy forward
+
+
+def _layer_norm(x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float) -> np.ndarray:
+    mean = x.mean(axis=-1, keepdims=True)
+    variance = ((x - mean) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mean) / np.sqrt(variance + eps) * weight + bias
+
+
+_erf = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _activation(x: np.ndarray, kind: str) -> np.ndarray:
+    if kind == "relu":
+        return np.maximum(x, 0.0)
+    if kind == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
+    return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+
+
+def reference_forward(
+    config: BertConfig,
+    weights: dict[str, np.ndarray],
+    input_ids: np.ndarray,
+    attention_mask: np.ndarray,
+    token_type_ids: np.ndarray | None = None,
+) -> np.ndarray:
+    """The encoder's ``last_hidden_state`` computed in numpy (float64), as BERT defines it."""
+    w = {name: value.astype(np.float64) for name, value in weights.items()}
+    batch, seq = input_ids.shape
+    types = np.zeros_like(input_ids) if token_type_ids is None else token_type_ids
+    hidden = (w[EMBEDDING_NAMES["word"]][input_ids] + w[EMBEDDING_NAMES["position"]][:seq]
+              + w[EMBEDDING_NAMES["token_type"]][types])  # fmt: skip
+    hidden = _layer_norm(hidden, w[EMBEDDING_NAMES["ln.w"]], w[EMBEDDING_NAMES["ln.b"]],
+                         config.layer_norm_eps)
+    mask_bias = (1.0 - attention_mask[:, None, None, :]) * np.finfo(np.float32).min
+    heads, size = config.num_heads, config.head_size
+
+    def split(x: np.ndarray) -> np.ndarray:  # [b, s, h] -> [b, heads, s, size]
+        return x.reshape(batch, seq, heads, size).transpose(0, 2, 1, 3)
+
+    for layer in range(config.num_layers):
+        n = {key: w[name] for key, name in _layer_names(layer).items()}
+        q = split(hidden @ n["q.w"].T + n["q.b"])
+        k = split(hidden @ n["k.w"].T + n["k.b"])
+        v = split(hidden @ n["v.w"].T + n["v.b"])
+        scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(size) + mask_bias
+        scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        probs = scores / scores.sum(axis=-1, keepdims=True)
+        context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, heads * size)
+        attended = _layer_norm(context @ n["o.w"].T + n["o.b"] + hidden,
+                               n["ln1.w"], n["ln1.b"], config.layer_norm_eps)
+        inner = _activation(attended @ n["up.w"].T + n["up.b"], config.activation)
+        hidden = _layer_norm(inner @ n["down.w"].T + n["down.b"] + attended,
+                             n["ln2.w"], n["ln2.b"], config.layer_norm_eps)
+    return hidden.astype(np.float32)
+
+
+# --------------------------------------------------------------------------- the ONNX graph
+
+
+class _GraphBuilder:
+    """Collects nodes and initializers; every helper returns the name of its output."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Any] = []
+        self.initializers: list[Any] = []
+        self._count = 0
+
+    def _name(self, hint: str) -> str:
+        self._count += 1
+        return f"{hint}_{self._count}"
+
+    def constant(self, name: str, value: np.ndarray) -> str:
+        from onnx import numpy_helper
+
+        self.initializers.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def op(self, op_type: str, inputs: Sequence[str], hint: str = "", **attributes: Any) -> str:
+        from onnx import helper
+
+        output = self._name(hint or op_type.lower())
+        self.nodes.append(helper.make_node(op_type, list(inputs), [output], **attributes))
+        return output
+
+    def linear(self, x: str, weight: np.ndarray, bias: np.ndarray, name: str) -> str:
+        """``x @ weight.T + bias`` (weights stored transposed, as MatMul wants them)."""
+        w = self.constant(f"{name}.weight_t", weight.T.astype(np.float32))
+        b = self.constant(f"{name}.bias", bias.astype(np.float32))
+        return self.op("Add", [self.op("MatMul", [x, w], name), b], name)
+
+    def layer_norm(self, x: str, weight: np.ndarray, bias: np.ndarray, eps: float,
+                   name: str) -> str:
+        gamma = self.constant(f"{name}.weight", weight.astype(np.float32))
+        beta = self.constant(f"{name}.bias", bias.astype(np.float32))
+        return self.op("LayerNormalization", [x, gamma, beta], name, axis=-1, epsilon=eps)
+
+
+def build_graph(config: BertConfig, weights: dict[str, np.ndarray], name: str = "bert") -> Any:
+    """The ONNX ``ModelProto`` of the encoder (opset 17)."""
+    from onnx import TensorProto, helper
+
+    g = _GraphBuilder()
+    const = g.constant
+    one_d = np.int64
+    # The first seq rows of the position table: positions 0 .. seq - 1.
+    seq_len = g.op("Shape", ["input_ids"], "seq_len", start=1, end=2)
+    position = g.op("Slice", [
+        const("position_embeddings", weights[EMBEDDING_NAMES["position"]]),
+        const("slice_start", np.array([0], one_d)), seq_len,
+        const("slice_axis", np.array([0], one_d)),
+    ], "position")
+    embedded = g.op("Add", [
+        g.op("Add", [
+            g.op("Gather", [const("word_embeddings", weights[EMBEDDING_NAMES["word"]]),
+                            "input_ids"], "word"),
+            position,
+        ], "word_position"),
+        g.op("Gather", [const("token_type_embeddings", weights[EMBEDDING_NAMES["token_type"]]),
+                        "token_type_ids"], "token_type"),
+    ], "embedded")
+    hidden = g.layer_norm(embedded, weights[EMBEDDING_NAMES["ln.w"]],
+                          weights[EMBEDDING_NAMES["ln.b"]], config.layer_norm_eps, "embeddings.ln")
+
+    # [b, s] mask -> [b, 1, 1, s] additive bias: 0 where attended, float32 min where padded.
+    mask = g.op("Cast", ["attention_mask"], "mask_f", to=TensorProto.FLOAT)
+    mask = g.op("Unsqueeze", [mask, const("mask_axes", np.array([1, 2], one_d))], "mask_4d")
+    inverted = g.op("Sub", [const("one_f", np.array(1.0, np.float32)), mask], "mask_inverted")
+    mask_bias = g.op("Mul", [inverted, const("mask_min", np.array(np.finfo(np.float32).min,
+                                                                    np.float32))], "mask_bias")
+    heads_shape = const("heads_shape", np.array([0, 0, config.num_heads, config.head_size], one_d))
+    merged_shape = const("merged_shape", np.array([0, 0, config.hidden_size], one_d))
+    scale = const("attention_scale", np.array(1.0 / math.sqrt(config.head_size), np.float32))
+    activate = _activation_nodes(g, config.activation)
+
+    for layer in range(config.num_layers):
+        n = {key: weights[hf] for key, hf in _layer_names(layer).items()}
+        p = f"layer{layer}"
+
+        def heads(x: str, perm: list[int], tag: str, p: str = p) -> str:
+            return g.op("Transpose", [g.op("Reshape", [x, heads_shape], f"{p}.{tag}_split")],
+                        f"{p}.{tag}_heads", perm=perm)
+
+        q = heads(g.linear(hidden, n["q.w"], n["q.b"], f"{p}.query"), [0, 2, 1, 3], "q")
+        k = heads(g.linear(hidden, n["k.w"], n["k.b"], f"{p}.key"), [0, 2, 3, 1], "k")
+        v = heads(g.linear(hidden, n["v.w"], n["v.b"], f"{p}.value"), [0, 2, 1, 3], "v")
+        scores = g.op("Add", [g.op("Mul", [g.op("MatMul", [q, k], f"{p}.qk"), scale],
+                                   f"{p}.scaled"), mask_bias], f"{p}.scores")
+        probs = g.op("Softmax", [scores], f"{p}.probs", axis=-1)
+        context = g.op("Reshape", [
+            g.op("Transpose", [g.op("MatMul", [probs, v], f"{p}.context")], f"{p}.context_t",
+                 perm=[0, 2, 1, 3]),
+            merged_shape], f"{p}.context_merged")
+        attention = g.linear(context, n["o.w"], n["o.b"], f"{p}.attention_out")
+        attended = g.layer_norm(g.op("Add", [attention, hidden], f"{p}.residual1"),
+                                n["ln1.w"], n["ln1.b"], config.layer_norm_eps, f"{p}.ln1")
+        inner = activate(g.linear(attended, n["up.w"], n["up.b"], f"{p}.intermediate"), p)
+        out = g.linear(inner, n["down.w"], n["down.b"], f"{p}.output")
+        hidden = g.layer_norm(g.op("Add", [out, attended], f"{p}.residual2"),
+                              n["ln2.w"], n["ln2.b"], config.layer_norm_eps, f"{p}.ln2")
+
+    g.nodes.append(helper.make_node("Identity", [hidden], ["last_hidden_state"]))
+    inputs = [helper.make_tensor_value_info(input_name, TensorProto.INT64, ["batch", "seq"])
+              for input_name in ("input_ids", "attention_mask", "token_type_ids")]
+    output = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
+                                           ["batch", "seq", config.hidden_size])
+    graph = helper.make_graph(g.nodes, name, inputs, [output], initializer=g.initializers)
+    model = helper.make_model(graph, producer_name="ramem-local",
+                              opset_imports=[helper.make_opsetid("", OPSET)])
+    model.ir_version = IR_VERSION
+    return model
+
+
+def _activation_nodes(g: _GraphBuilder, kind: str) -> Callable[[str, str], str]:
+    """The feed-forward activation as graph nodes (exact erf GELU, tanh GELU or ReLU)."""
+    if kind == "relu":
+        return lambda x, p: g.op("Relu", [x], f"{p}.relu")
+    half = g.constant("gelu_half", np.array(0.5, np.float32))
+    one = g.constant("gelu_one", np.array(1.0, np.float32))
+    if kind == "erf":
+        root2 = g.constant("gelu_sqrt2", np.array(math.sqrt(2.0), np.float32))
+
+        def gelu_erf(x: str, p: str) -> str:
+            erf = g.op("Erf", [g.op("Div", [x, root2], f"{p}.gelu_scaled")], f"{p}.gelu_erf")
+            return g.op("Mul", [g.op("Mul", [x, half], f"{p}.gelu_half"),
+                                g.op("Add", [erf, one], f"{p}.gelu_sum")], f"{p}.gelu")
+
+        return gelu_erf
+    cubic = g.constant("gelu_cubic", np.array(0.044715, np.float32))
+    scale = g.constant("gelu_tanh_scale", np.array(math.sqrt(2.0 / math.pi), np.float32))
+    three = g.constant("gelu_three", np.array(3.0, np.float32))
+
+    def gelu_tanh(x: str, p: str) -> str:
+        inner = g.op("Add", [x, g.op("Mul", [g.op("Pow", [x, three], f"{p}.gelu_cube"), cubic],
+                                     f"{p}.gelu_cubic")], f"{p}.gelu_inner")
+        tanh = g.op("Tanh", [g.op("Mul", [inner, scale], f"{p}.gelu_scaled")], f"{p}.gelu_tanh")
+        return g.op("Mul", [g.op("Mul", [x, half], f"{p}.gelu_half"),
+                            g.op("Add", [tanh, one], f"{p}.gelu_sum")], f"{p}.gelu")
+
+    return gelu_tanh
+
+
+# --------------------------------------------------------------------------- folder conversion
+
+
+@dataclass(frozen=True)
+class ConversionReport:
+    """What :func:`convert_folder` wrote and how closely the graph matched numpy."""
+
+    target: Path
+    config: BertConfig
+    max_hidden_difference: float
+    min_cosine: float
+    weights_sha256: str
+
+
+def is_convertible_folder(folder: Path) -> bool:
+    """A Hugging Face folder with safetensors weights and no ONNX graph."""
+    return (folder / CONFIG_FILE).is_file() and (folder / WEIGHTS_FILE).is_file()
+
+
+def check_source_folder(folder: Path) -> None:
+    """Refuse a folder the converter cannot use, naming what is missing."""
+    if not folder.is_dir():
+        raise ModelError(f"{folder} is not a folder")
+    if not (folder / WEIGHTS_FILE).is_file():
+        found = [p.name for p in folder.glob("*.bin")] + [p.name for p in folder.glob("*.pt")]
+        hint = (f" (found {', '.join(found)}: PyTorch pickles need torch; save the model as "
+                "safetensors first)") if found else ""
+        raise ModelError(f"{folder} has no {WEIGHTS_FILE}{hint}")
+    for required in (CONFIG_FILE, TOKENIZER_FILE):
+        if not (folder / required).is_file():
+            raise ModelError(f"{folder} has no {required}")
+
+
+def check_tokenizer(path: Path, config: BertConfig) -> None:
+    """The tokenizer must only produce ids the embedding table has."""
+    from tokenizers import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as exc:  # tokenizers raises its own exception type
+        raise ModelError(f"cannot load tokenizer {path}: {exc}") from None
+    size = tokenizer.get_vocab_size(with_added_tokens=True)
+    if size > config.vocab_size:
+        raise ModelError(f"{path} has {size} tokens but the model's embedding table has "
+                         f"{config.vocab_size}: tokenizer and weights do not belong together")
+
+
+def convert_folder(
+    source: Path,
+    target: Path,
+    *,
+    check: Callable[[Path], float] | None = None,
+) -> ConversionReport:
+    """Convert ``source`` into ``target`` (model.onnx, tokenizer.json and the pooling files).
+
+    The graph is checked against :func:`reference_forward` on a few sentences before anything
+    is written; ``check`` (e.g. pinned reference vectors) runs on the written folder and raises
+    to refuse it. ``target`` is written through a temporary sibling and only replaces an older
+    folder once everything passed.
+    """
+    import onnx
+
+    from .registry import sha256_file
+
+    source, target = Path(source), Path(target)
+    check_source_folder(source)
+    config = BertConfig.from_file(source / CONFIG_FILE)
+    check_tokenizer(source / TOKENIZER_FILE, config)
+    weights = load_weights(source / WEIGHTS_FILE, config)
+    model = build_graph(config, weights, name=target.name or "bert")  # same bytes every time
+    onnx.checker.check_model(model)
+
+    staging = target.with_name(f".{target.name}.converting")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    try:
+        # Protobuf cannot hold more than 2 GB: larger encoders keep their weights beside it.
+        large = sum(w.nbytes for w in weights.values()) > EXTERNAL_DATA_BYTES
+        onnx.save_model(model, str(staging / "model.onnx"), save_as_external_data=large,
+                        location="model.onnx_data")
+        del model
+        for rel in (CONFIG_FILE, TOKENIZER_FILE, *SENTENCE_TRANSFORMERS_FILES):
+            if (source / rel).is_file():
+                (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source / rel, staging / rel)
+        difference, cosine = verify_against_numpy(staging, config, weights)
+        if check is not None:
+            cosine = min(cosine, check(staging))
+        shutil.rmtree(target, ignore_errors=True)
+        staging.replace(target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return ConversionReport(target=target, config=config, max_hidden_difference=difference,
+                            min_cosine=cosine, weights_sha256=sha256_file(source / WEIGHTS_FILE))
+
+
+def verify_against_numpy(
+    folder: Path, config: BertConfig, weights: dict[str, np.ndarray]
+) -> tuple[float, float]:
+    """Run the written graph on :data:`VERIFY_SENTENCES` and compare with the numpy pass:
+    ``(largest |hidden difference|, smallest cosine of mean-pooled vectors)``; refuse a
+    graph outside :data:`MAX_HIDDEN_DIFFERENCE` / :data:`MIN_COSINE`."""
+    import onnxruntime as ort
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
+    tokenizer.enable_truncation(max_length=min(config.max_positions, 128))
+    tokenizer.enable_padding()
+    encodings = tokenizer.encode_batch(list(VERIFY_SENTENCES))
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    types = np.array([e.type_ids for e in encodings], dtype=np.int64)
+    session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
+    (graph_hidden,) = session.run(["last_hidden_state"], {
+        "input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+    numpy_hidden = reference_forward(config, weights, ids, mask, types)
+    attended = mask[:, :, None].astype(bool)
+    difference = float(np.abs(np.where(attended, graph_hidden - numpy_hidden, 0.0)).max())
+    cosine = float(_cosines(_mean_pool(graph_hidden, mask), _mean_pool(numpy_hidden, mask)).min())
+    if not difference <= MAX_HIDDEN_DIFFERENCE or not cosine >= MIN_COSINE:
+        raise ModelError(
+            f"the converted graph does not reproduce the model (largest difference "
+            f"{difference:.2e}, lowest cosine {cosine:.6f}); nothing was installed"
+        )
+    return difference, cosine
+
+
+def _mean_pool(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    weights = mask[:, :, None].astype(np.float64)
+    return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+
+
+def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return (a * b).sum(axis=1)
