@@ -432,3 +432,14 @@ def test_packaged_weights_that_were_tampered_with_are_refused(tmp_path):
                        check=lambda folder: check_reference_vectors(entry, folder))
     assert not (tmp_path / "models" / entry.name).exists()
     shutil.rmtree(source)
+
+
+def test_importing_other_weights_under_a_pinned_name_is_refused(tmp_path):
+    source = st_folder(tmp_path / "src", hidden_size=384, intermediate_size=24,
+                       num_attention_heads=12)
+    result = CliRunner().invoke(cli, ["models", "import", str(source), "--as",
+                                      "all-minilm-l6-v2"],
+                                env={"RAMEM_MODELS_DIR": str(tmp_path / "models")})
+    assert result.exit_code != 0
+    assert "do not reproduce the reference vectors" in result.output
+    assert not (tmp_path / "models" / "all-minilm-l6-v2").exists()

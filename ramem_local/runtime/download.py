@@ -445,8 +445,17 @@ def _import_folder(source: Path, models_dir: Path, name: str) -> Path:
 
 
 def _convert_folder(source: Path, models_dir: Path, name: str) -> Path:
-    """A safetensors BERT-family folder: build its ONNX graph (no torch), verify, record."""
-    report = convert_folder(source, models_dir / name)
+    """A safetensors BERT-family folder: build its ONNX graph (no torch), verify, record.
+
+    Imported under a registry name that pins reference vectors, it must reproduce them too."""
+    from .packaged import check_reference_vectors
+
+    entry = load_registry().get(name)
+    check = None
+    if entry is not None and entry.raw.get("reference_vectors"):
+        def check(folder: Path) -> float:
+            return check_reference_vectors(entry, folder)
+    report = convert_folder(source, models_dir / name, check=check)
     files = sorted(p for p in report.target.rglob("*") if p.is_file())
     record_install(models_dir, name, EMBEDDER,
                    [(p, sha256_file(p), p.stat().st_size) for p in files],
