@@ -10,8 +10,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .answer import generate_answer
+from .ingest.extract import PROMPT_VERSION
 from .ingest.formats import read_conversations, write_jsonl
-from .ingest.llm_pipeline import ExtractionReport, run_extraction
+from .ingest.llm_pipeline import ExtractionReport, plan_extraction, run_extraction
 from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations
 from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
@@ -147,20 +148,53 @@ class Memory:
         window_size: int = 40,
         overlap: int = 2,
         max_tokens: int = 1536,
+        limit: int | None = None,
+        recent_first: bool = False,
+        since: When | None = None,
+        budget_seconds: float | None = None,
         progress: Callable[..., None] | None = None,
     ) -> ExtractionReport:
-        """LLM extraction over every stored turn, window by window (done windows are skipped).
+        """LLM extraction over the stored turns, window by window (done windows are skipped).
 
         A window the model cannot answer is marked failed with its error and can be retried
-        (``retry_failed``); its turns stay retrievable as turn memories.
+        (``retry_failed``); its turns stay retrievable as turn memories. ``recent_first``,
+        ``since``, ``limit`` and ``budget_seconds`` choose and bound the windows of this run; a
+        run stops at a window boundary, and what it did not reach stays pending.
         """
         if self.llm is None:
             raise ValueError("extraction needs an LLM (--llm NAME|FILE)")
         return run_extraction(
             self.store, self.llm, self.embedder, tz=self.tz,
             conversation_id=self._conversation_id(conversation), retry_failed=retry_failed,
-            window_size=window_size, overlap=overlap, max_tokens=max_tokens, progress=progress,
+            window_size=window_size, overlap=overlap, max_tokens=max_tokens, limit=limit,
+            recent_first=recent_first,
+            since=None if since is None else parse_when(since, self.tz),
+            budget_seconds=budget_seconds, progress=progress,
         )
+
+    def plan_extraction(self, *, window_size: int = 40, overlap: int = 2) -> int:
+        """Queue the extraction windows of every stored turn without calling a model; return
+        how many windows are pending."""
+        plan_extraction(self.store, window_size=window_size, overlap=overlap)
+        return sum(c.pending for c in self.store.window_counts(PROMPT_VERSION))
+
+    def extraction_queue(self, model: str | None = None) -> dict:
+        """Pending / done / failed windows per conversation, and the time the pending ones
+        will take at the measured seconds per window of ``model`` (by default the LLM given
+        to this bank, else the model measured on most windows)."""
+        counts = self.store.window_counts(PROMPT_VERSION)
+        model = model or (getattr(self.llm, "name", None) if self.llm is not None else None)
+        rate_model, rate = self.store.extraction_rate(model)
+        pending = sum(c.pending for c in counts)
+        return {
+            "pending": pending,
+            "done": sum(c.done for c in counts),
+            "failed": sum(c.failed for c in counts),
+            "conversations": [asdict(c) for c in counts],
+            "rate_model": rate_model,
+            "seconds_per_window": None if rate is None else round(rate, 2),
+            "eta_seconds": None if rate is None else round(pending * rate),
+        }
 
     def export(self, path: str | Path) -> int:
         """Write every stored turn as JSONL that ``ingest`` reads back; returns the count.
@@ -299,6 +333,7 @@ class Memory:
     def stats(self) -> dict:
         stats = self.store.stats()
         stats["conversations_detail"] = [asdict(c) for c in self.store.conversations()]
+        stats["extraction_queue"] = self.extraction_queue()
         return stats
 
     # ---------------------------------------------------------------- helpers

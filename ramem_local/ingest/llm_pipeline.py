@@ -15,6 +15,7 @@ existing memory's provenance.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
@@ -31,12 +32,17 @@ from .windows import (
     DEFAULT_SIZE,
     DONE,
     FAILED,
+    PENDING,
     ensure_windows,
     window_turns,
     windows_of,
 )
 
 DEFAULT_MAX_TOKENS = 1536
+# An ingest with an LLM extracts at once only up to this many pending windows (a journal
+# entry, one chat: a few minutes with a 4B model on a laptop); more are queued for
+# `ramem extract`, so that an import never blocks for hours on the model.
+INLINE_EXTRACTION_WINDOWS = 5
 
 
 @dataclass
@@ -68,7 +74,8 @@ class ExtractionReport:
     failed: int = 0  # windows that failed in this run
     skipped_done: int = 0  # done before this run
     skipped_failed: int = 0  # failed before and not retried (retry_failed=False)
-    not_processed: int = 0  # left pending (or failed) because of ``limit``
+    not_processed: int = 0  # left pending (or failed) because of ``limit`` or the budget
+    stopped_by_budget: bool = False
     memories_new: int = 0
     memories_merged: int = 0  # entries equal to a stored memory: provenance merged into it
     entries_rejected: int = 0  # schema-valid entries that could not become memories
@@ -89,6 +96,25 @@ class _Conversation:
     spans: dict[int, tuple[int, int]]
 
 
+def plan_extraction(
+    store: Store,
+    *,
+    conversation_id: int | None = None,
+    window_size: int = DEFAULT_SIZE,
+    overlap: int = DEFAULT_OVERLAP,
+) -> list[int]:
+    """Record the extraction windows of every stored turn (idempotent; new turns get new
+    windows) without calling any model; return the conversations considered."""
+    names = {c.id: c.name for c in store.conversations()}
+    if conversation_id is not None and conversation_id not in names:
+        raise ValueError(f"no conversation with id {conversation_id} in this bank")
+    ids = [conversation_id] if conversation_id is not None else list(names)
+    for cid in ids:
+        ensure_windows(store, cid, store.conversation_turns(cid), prompt_version=PROMPT_VERSION,
+                       size=window_size, overlap=overlap)
+    return ids
+
+
 def run_extraction(
     store: Store,
     llm: LLM,
@@ -101,52 +127,63 @@ def run_extraction(
     overlap: int = DEFAULT_OVERLAP,
     max_tokens: int = DEFAULT_MAX_TOKENS,
     limit: int | None = None,
+    recent_first: bool = False,
+    since: int | None = None,
+    budget_seconds: float | None = None,
     progress: Callable[[WindowReport], None] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> ExtractionReport:
     """Extract memories from every pending window (and failed ones with ``retry_failed``).
 
-    Plans windows first (idempotent), then processes them in time order; ``limit`` caps how
-    many windows this run processes (the rest stay pending for the next run). Never raises for
-    what the model does; errors of the bank or the embedder propagate (the window being
-    processed then stays pending, everything before it is committed).
+    Plans windows first (idempotent), then works the queue: oldest first, or most recent first
+    with ``recent_first``; only windows whose last turn is at or after ``since``. It stops at a
+    window boundary after ``limit`` windows or once ``budget_seconds`` have passed (the rest
+    stay pending for the next run). Never raises for what the model does; errors of the bank or
+    the embedder propagate (the window being processed then stays pending, everything before it
+    is committed). Each window's wall time (``clock``) feeds the bank's measured rate.
     """
-    started = time.perf_counter()
+    started = clock()
     report = ExtractionReport()
     if embedder is not None:  # refuses an embedder other than the bank's (StoreError)
         store.bind_embedder(embedder.fingerprint)
-    names = {c.id: c.name for c in store.conversations()}
-    if conversation_id is not None and conversation_id not in names:
-        raise ValueError(f"no conversation with id {conversation_id} in this bank")
-    ids = [conversation_id] if conversation_id is not None else list(names)
-
-    todo: list[tuple[_Conversation, ExtractionWindow]] = []
+    ids = plan_extraction(store, conversation_id=conversation_id, window_size=window_size,
+                          overlap=overlap)
+    conversations = {c.id: c for c in store.conversations()}
     for cid in ids:
-        turns = store.conversation_turns(cid)
-        ensure_windows(store, cid, turns, prompt_version=PROMPT_VERSION, size=window_size,
-                       overlap=overlap)
-        conversation = _Conversation(cid, names[cid], turns, store.participants(cid),
-                                     store.turn_session_spans(cid))
-        for window in windows_of(store, cid, prompt_version=PROMPT_VERSION):
-            report.windows_total += 1
-            if window.status == DONE:
-                report.skipped_done += 1
-            elif window.status == FAILED and not retry_failed:
-                report.skipped_failed += 1
-            else:
-                todo.append((conversation, window))
+        counts = Counter(w.status for w in windows_of(store, cid, prompt_version=PROMPT_VERSION))
+        report.windows_total += sum(counts.values())
+        report.skipped_done += counts[DONE]
+        report.skipped_failed += 0 if retry_failed else counts[FAILED]
+    statuses = [PENDING, FAILED] if retry_failed else [PENDING]
+    queue = [w for w in store.extraction_queue(
+        prompt_version=PROMPT_VERSION, statuses=statuses, conversation_id=conversation_id,
+        since=since, recent_first=recent_first) if w.conversation_id in ids]
     if limit is not None:
-        report.not_processed = max(0, len(todo) - limit)
-        todo = todo[: max(0, limit)]
+        report.not_processed = max(0, len(queue) - limit)
+        queue = queue[: max(0, limit)]
 
     model = getattr(llm, "name", None) or type(llm).__name__
-    for index, (conversation, window) in enumerate(todo, start=1):
-        window_report = _process_window(store, llm, embedder, conversation, window, tz=tz,
-                                        max_tokens=max_tokens, model=model)
-        window_report.index, window_report.total = index, len(todo)
+    loaded: dict[int, _Conversation] = {}
+    for index, window in enumerate(queue, start=1):
+        if budget_seconds is not None and clock() - started >= budget_seconds:
+            report.not_processed += len(queue) - index + 1
+            report.stopped_by_budget = True
+            break
+        if window.conversation_id not in loaded:
+            cid = window.conversation_id
+            loaded[cid] = _Conversation(cid, conversations[cid].name,
+                                        store.conversation_turns(cid), store.participants(cid),
+                                        store.turn_session_spans(cid))
+        window_started = clock()
+        window_report = _process_window(store, llm, embedder, loaded[window.conversation_id],
+                                        window, tz=tz, max_tokens=max_tokens, model=model)
+        if window_report.status != "skipped":
+            store.record_window_seconds(model, clock() - window_started)
+        window_report.index, window_report.total = index, len(queue)
         _account(report, window_report)
         if progress is not None:
             progress(window_report)
-    report.seconds = time.perf_counter() - started
+    report.seconds = clock() - started
     return report
 
 
