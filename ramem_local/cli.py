@@ -6,6 +6,7 @@ import dataclasses
 import errno
 import functools
 import json
+import re
 import sys
 from collections.abc import Callable
 from datetime import timezone
@@ -17,14 +18,17 @@ import click
 from .api import Memory
 from .config import ConfigError, Settings, load_settings
 from .ingest.formats import FormatError
+from .ingest.llm_pipeline import INLINE_EXTRACTION_WINDOWS
 from .recall.when import parse_when
 from .render import (
     answer_dict,
     candidate_dict,
     candidate_lines,
+    duration_text,
     extraction_lines,
     extraction_summary,
     memory_dict,
+    queue_lines,
     span_text,
     stats_lines,
     trace_dict,
@@ -159,6 +163,25 @@ def tuning_options(func: Callable) -> Callable:
     return wrapper
 
 
+class Duration(click.ParamType):
+    """A length of time with units: 90s, 20m, 1h30m, 2h (seconds as a float)."""
+
+    name = "duration"
+    _PATTERN = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$")
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        if isinstance(value, (int, float)):
+            return float(value)
+        match = self._PATTERN.match(str(value).strip().lower())
+        if not match or not any(match.groups()):
+            self.fail(f"{value!r} is not a duration: give units, e.g. 90s, 20m, 1h30m", param, ctx)
+        hours, minutes, seconds = (int(g or 0) for g in match.groups())
+        return float(hours * 3600 + minutes * 60 + seconds)
+
+
+DURATION = Duration()
+
+
 def json_option(func: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(
         func
@@ -271,22 +294,33 @@ def add(context: Context, text: str, at: str | None, speaker: str, conversation:
               help="With --llm: turns shared by consecutive windows.")
 @click.option("--max-tokens", default=1536, show_default=True, type=click.IntRange(8, 8192),
               help="With --llm: output budget of one extraction call.")
+@click.option("--extract", "extract_when", type=click.Choice(["auto", "now", "later"]),
+              default="auto", show_default=True,
+              help=f"With --llm: extract now, or queue the windows for `ramem extract`; auto "
+                   f"extracts now only when at most {INLINE_EXTRACTION_WINDOWS} windows are "
+                   "pending.")
 @json_option
 @pass_context
 def ingest(context: Context, file: Path | None, fmt: str, no_event_times: bool,
-           retry_failed: bool, window: int, overlap: int, max_tokens: int,
+           retry_failed: bool, window: int, overlap: int, max_tokens: int, extract_when: str,
            as_json: bool) -> None:
-    """Remember every turn of FILE; with --llm also extract memories window by window.
+    """Remember every turn of FILE; with --llm also queue (or extract) memories.
 
     Re-running adds nothing new and an interrupted run resumes. Turns are always stored
-    verbatim and searchable; an extraction window the model fails on is marked failed (see
-    `ramem stats`) and retried with --retry-failed.
+    verbatim and searchable at once. With --llm, extraction never holds up a big import:
+    its windows are queued and `ramem --llm M extract` works the queue (recent first, with a
+    budget and an ETA); a small ingest (a journal entry, one chat) is extracted right away.
+    A window the model fails on is marked failed (see `ramem stats`) and retried with
+    --retry-failed.
     """
     if file is None and not retry_failed:
         raise click.UsageError("give a FILE to ingest (or --retry-failed with --llm)")
     if file is not None:
         require_file(file)
     memory = context.memory()
+    if memory.llm is None and (retry_failed or extract_when == "now"):
+        raise click.UsageError(f"{'--retry-failed' if retry_failed else '--extract now'} "
+                               "needs --llm")
     summary: dict[str, Any] = {}
     if file is not None:
         report = _ingest_with_progress(memory, file, fmt, not no_event_times)
@@ -303,16 +337,88 @@ def ingest(context: Context, file: Path | None, fmt: str, no_event_times: bool,
                 f"{report.vectors_new} vectors in {report.seconds:.1f}s"
             )
     if memory.llm is not None:
-        extraction = memory.extract(retry_failed=retry_failed, window_size=window,
-                                    overlap=overlap, max_tokens=max_tokens,
-                                    progress=None if as_json else _echo_window)
-        summary["extraction"] = extraction_summary(extraction)
-        if not as_json:
-            _echo_extraction(extraction)
-    elif retry_failed:
-        raise click.UsageError("--retry-failed needs --llm")
+        pending = memory.plan_extraction(window_size=window, overlap=overlap)
+        inline = (retry_failed or extract_when == "now"
+                  or (extract_when == "auto" and pending <= INLINE_EXTRACTION_WINDOWS))
+        if inline:
+            extraction = memory.extract(retry_failed=retry_failed, window_size=window,
+                                        overlap=overlap, max_tokens=max_tokens,
+                                        progress=None if as_json else _window_progress(memory))
+            summary["extraction"] = extraction_summary(extraction)
+            if not as_json:
+                _echo_extraction(extraction)
+        else:
+            queue = memory.extraction_queue()
+            summary["extraction"] = {"queued": queue["pending"],
+                                     "eta_seconds": queue["eta_seconds"]}
+            if not as_json:
+                click.echo(f"extraction: {queue['pending']} window(s) queued, ETA "
+                           f"{duration_text(queue['eta_seconds'])}; the turns are searchable now. "
+                           "Run `ramem --llm M extract [--budget 20m]` to work the queue.")
     if as_json:
         _echo_json(summary)
+
+
+def _window_progress(memory: Memory) -> Callable[[Any], None]:
+    """Print each window's outcome with the ETA of the windows left, at the rate measured
+    for this model on this bank (updated after every window)."""
+    model = getattr(memory.llm, "name", None)
+
+    def progress(window: Any) -> None:
+        _, rate = memory.store.extraction_rate(model)
+        left = window.total - window.index
+        click.echo(window_line(window, None if rate is None else left * rate), err=True)
+
+    return progress
+
+
+@cli.command()
+@click.option("--budget", type=DURATION, metavar="DURATION",
+              help="Stop at the first window boundary after this long: 90s, 20m, 1h30m.")
+@click.option("--since", metavar="WHEN",
+              help="Only windows whose last turn was said at or after WHEN "
+                   "(2024-05-01, '3 May 2024 18:00').")
+@click.option("--conversation", metavar="NAME", help="Only this conversation's windows.")
+@click.option("--oldest-first", is_flag=True,
+              help="Work the queue in time order (default: most recent windows first).")
+@click.option("--retry-failed", is_flag=True, help="Also retry windows that failed before.")
+@click.option("--limit", type=click.IntRange(1, None), metavar="N",
+              help="At most N windows in this run.")
+@click.option("--window", default=40, show_default=True, type=click.IntRange(2, 400),
+              help="Turns per extraction window (for turns not yet planned).")
+@click.option("--overlap", default=2, show_default=True, type=click.IntRange(0, 50),
+              help="Turns shared by consecutive windows (for turns not yet planned).")
+@click.option("--max-tokens", default=1536, show_default=True, type=click.IntRange(8, 8192),
+              help="Output budget of one extraction call.")
+@json_option
+@pass_context
+def extract(context: Context, budget: float | None, since: str | None,
+            conversation: str | None, oldest_first: bool, retry_failed: bool,
+            limit: int | None, window: int, overlap: int, max_tokens: int,
+            as_json: bool) -> None:
+    """Work the extraction queue with --llm: most recent windows first, within a budget.
+
+    Each window is one transaction: Ctrl-C or a crash loses at most the window in progress,
+    which stays pending. Progress shows windows done and left with an ETA from the seconds
+    per window measured for this model on this bank. Example, over a few nights:
+
+      ramem --llm qwen3-4b-instruct-2507-q4_k_m extract --budget 8h
+    """
+    memory = context.memory(create=False)
+    if memory.llm is None:
+        raise click.UsageError("extract needs --llm NAME|FILE")
+    report = memory.extract(retry_failed=retry_failed, conversation=conversation,
+                            window_size=window, overlap=overlap, max_tokens=max_tokens,
+                            limit=limit, recent_first=not oldest_first, since=since,
+                            budget_seconds=budget,
+                            progress=None if as_json else _window_progress(memory))
+    queue = memory.extraction_queue()
+    if as_json:
+        _echo_json({"extraction": extraction_summary(report), "queue": queue})
+        return
+    _echo_extraction(report)
+    for line in queue_lines(queue):
+        click.echo(line)
 
 
 def _ingest_with_progress(memory: Memory, file: Path, fmt: str, event_times: bool) -> Any:
@@ -330,10 +436,6 @@ def _ingest_with_progress(memory: Memory, file: Path, fmt: str, event_times: boo
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
-
-
-def _echo_window(window: Any) -> None:
-    click.echo(window_line(window), err=True)
 
 
 def _echo_extraction(report: Any) -> None:
@@ -486,6 +588,55 @@ def stats(context: Context, as_json: bool) -> None:
         return
     for line in stats_lines(data, memory.tz):
         click.echo(line)
+
+
+# `ramem doctor` warns when the pending extraction would take longer than this.
+LONG_QUEUE_SECONDS = 3600
+
+
+@cli.command()
+@pass_context
+def doctor(context: Context) -> None:
+    """Check the bank: file integrity, search indexes in step, the extraction queue.
+
+    Prints one line per check (ok / WARN / BAD) and exits with status 1 when something is
+    BAD. A long extraction queue is a WARN: its turns are searchable meanwhile.
+    """
+    memory = context.memory(create=False)
+    store = memory.store
+    problems = 0
+
+    def report(level: str, text: str) -> None:
+        nonlocal problems
+        problems += level == "BAD"
+        click.echo(f"{level:<4} {text}")
+
+    integrity = store.quick_check()
+    report("ok" if integrity == ["ok"] else "BAD", "bank file: " + "; ".join(integrity[:3]))
+    memories, fts_rows = store.memory_count(), store.fts_row_count()
+    fts_ok = store.fts_integrity_ok() and fts_rows == memories
+    report("ok" if fts_ok else "BAD",
+           f"full-text index: {fts_rows} rows for {memories} memories")
+    if store.embedder_fingerprint() is None:
+        report("ok", "embedder: none recorded (BM25 only)")
+    else:
+        vectors = store.vector_count()
+        report("ok" if vectors == memories else "WARN",
+               f"vectors: {vectors} for {memories} memories"
+               + ("" if vectors == memories else " (`ramem reindex` fills them)"))
+    queue = memory.extraction_queue()
+    if queue["pending"]:
+        eta = queue["eta_seconds"]
+        long = (eta is not None and eta > LONG_QUEUE_SECONDS) or (
+            eta is None and queue["pending"] > INLINE_EXTRACTION_WINDOWS)
+        report("WARN" if long else "ok",
+               f"extraction: {queue['pending']} window(s) pending, ETA {duration_text(eta)}; "
+               "run `ramem --llm M extract --budget 8h` (turns stay searchable meanwhile)")
+    if queue["failed"]:
+        report("WARN", f"extraction: {queue['failed']} window(s) failed; "
+                       "`ramem --llm M extract --retry-failed`")
+    if problems:
+        raise SystemExit(1)
 
 
 @cli.command()

@@ -142,19 +142,22 @@ def candidate_lines(candidate: Candidate, rank: int, tz: tzinfo) -> list[str]:
     ]
 
 
-def window_line(window: Any) -> str:
-    """One extraction window's outcome, for progress on stderr."""
+def window_line(window: Any, eta_seconds: float | None = None) -> str:
+    """One extraction window's outcome, for progress on stderr (with the ETA of the rest)."""
     outcome = window.status + (f" ({window.error})" if window.error else "")
+    left = window.total - window.index
+    eta = f", {left} left, ETA {duration_text(eta_seconds)}" if left else ""
     return (f"  window {window.index}/{window.total} of {window.conversation}: {outcome}, "
-            f"{window.memories_new} new memories")
+            f"{window.memories_new} new memories{eta}")
 
 
 def extraction_summary(report: Any) -> dict:
     return {
         "windows_total": report.windows_total, "done": report.done, "failed": report.failed,
         "skipped_done": report.skipped_done, "skipped_failed": report.skipped_failed,
-        "memories_new": report.memories_new,
-        "llm_calls": report.llm_calls, "tokens_in": report.tokens_in,
+        "memories_new": report.memories_new, "not_processed": report.not_processed,
+        "stopped_by_budget": report.stopped_by_budget, "llm_calls": report.llm_calls,
+        "tokens_in": report.tokens_in,
         "tokens_out": report.tokens_out, "seconds": round(report.seconds, 2),
         "failures": [{"window": w, "error": e} for w, e in report.failures],
     }
@@ -174,6 +177,10 @@ def extraction_lines(report: Any) -> tuple[str, list[str]]:
                      "retried (--retry-failed)")
     if report.failed:
         notes.append("  failed windows keep their turns searchable; retry with --retry-failed")
+    if report.not_processed:
+        why = "the budget is spent" if report.stopped_by_budget else "--limit reached"
+        notes.append(f"  {report.not_processed} window(s) left pending ({why}); "
+                     "`ramem --llm M extract` goes on")
     return summary, notes
 
 
@@ -191,10 +198,37 @@ def stats_lines(data: dict, tz: tzinfo) -> list[str]:
     if data["timeline"]:
         timeline = data["timeline"]
         lines.append(f"timeline: {span_text(timeline['start'], timeline['end'], tz)}")
-    windows = data["extraction_windows"]
-    if windows:
-        counts = ", ".join(f"{status} {windows[status]}" for status in sorted(windows))
-        lines.append(f"extraction windows: {counts}"
-                     + (" (retry with --llm M ingest --retry-failed)" if windows.get("failed")
-                        else ""))
+    lines += queue_lines(data.get("extraction_queue"))
+    return lines
+
+
+def duration_text(seconds: float | None) -> str:
+    """"2h05m", "4m10s", "40s" — or "unknown" before any window was measured."""
+    if seconds is None:
+        return "unknown"
+    seconds = int(round(seconds))
+    if seconds >= 3600:
+        return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+    if seconds >= 60:
+        return f"{seconds // 60}m{seconds % 60:02d}s"
+    return f"{seconds}s"
+
+
+def queue_lines(queue: dict | None) -> list[str]:
+    """The extraction queue per conversation, with the ETA of what is pending."""
+    if not queue or not queue["conversations"]:
+        return []
+    lines = [f"extraction windows: pending {queue['pending']}, done {queue['done']}, "
+             f"failed {queue['failed']}"]
+    for row in queue["conversations"]:
+        lines.append(f"  {row['conversation']}: pending {row['pending']}, done {row['done']}, "
+                     f"failed {row['failed']}")
+    if queue["pending"]:
+        rate = queue["seconds_per_window"]
+        measured = (f" at {rate:.1f} s/window measured for {queue['rate_model']}"
+                    if rate is not None else " (no window measured yet)")
+        lines.append(f"pending extraction: ETA {duration_text(queue['eta_seconds'])}{measured}; "
+                     "run `ramem --llm M extract [--budget 20m]`")
+    if queue["failed"]:
+        lines.append("failed windows: retry with `ramem --llm M extract --retry-failed`")
     return lines

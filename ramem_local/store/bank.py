@@ -100,6 +100,10 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger):
         with self.db:
             yield
 
+    def quick_check(self) -> list[str]:
+        """SQLite's ``quick_check``: ["ok"] for a sound file, else the problems it found."""
+        return [row[0] for row in self.db.execute("PRAGMA quick_check")]
+
     # ------------------------------------------------------------------- meta
     def get_meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
