@@ -7,7 +7,8 @@
   range or an event inside it; then a session span reaching into it; then by whole days of
   gap), fused rank within a tier. A time-only question ("What did I do yesterday?") lists
   what happened in the range (a memory with an event time placed by it) in time order;
-- merge: ``Dedup_first(context ⊕ content)``, then the first K.
+- merge: ``Dedup_first(context ⊕ content)``, less the turn memories whose only extracted
+  memory is already listed above them, then the first K.
 
 Filter first rather than promoting the compatible part of the *global* top candidates: when the
 content signal is weak or the bank is large, the right episode never enters a global top-25,
@@ -168,8 +169,35 @@ def retrieve(
     content = _candidates(content_rows, memories, "content")
     if settings.mode == "ramem" and frame.guard == "prefer_recent":
         content = recent_first(content, frame)
-    results = dedup_first(context, content)[: settings.k]
+    merged = dedup_first(context, content)
+    results = without_repeated_turns(store, merged)[: settings.k]
     return SearchResponse(results=results, trace=trace)
+
+
+def without_repeated_turns(store: Store, candidates: list[Candidate]) -> list[Candidate]:
+    """Drop a turn memory whose only extracted memory is already higher in the list.
+
+    Once a window is extracted both tiers are searchable: the turn "I adopted a cat named
+    Pixel yesterday" and the memory extracted from it alone. The second adds nothing once the
+    first is listed, and K places are few. A turn that several memories were extracted from
+    stays (it says more than any one of them), and so does one listed above its memory.
+    """
+    turn_ids = [c.memory.source_turn_ids[0] for c in candidates
+                if c.memory.kind == "turn" and c.memory.source_turn_ids]
+    cited = store.extracted_memories_of_turns(turn_ids)
+    if not cited:
+        return candidates
+    listed: set[int] = set()
+    kept: list[Candidate] = []
+    for candidate in candidates:
+        memory = candidate.memory
+        if memory.kind == "turn" and memory.source_turn_ids:
+            extracted = cited.get(memory.source_turn_ids[0], set())
+            if len(extracted) == 1 and extracted <= listed:
+                continue
+        listed.add(memory.id)
+        kept.append(candidate)
+    return kept
 
 
 def recent_first(content: list[Candidate], frame: RecallFrame) -> list[Candidate]:

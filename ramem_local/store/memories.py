@@ -217,6 +217,23 @@ class MemoryTables:
             ).fetchone()
         return deleted is not None
 
+    def extracted_memories_of_turns(self, turn_ids: Sequence[int]) -> dict[int, set[int]]:
+        """For each turn, the extracted (non-turn) memories that cite it."""
+        if not turn_ids:
+            return {}
+        rows = self.db.execute(
+            """
+            SELECT mt.turn_id, mt.memory_id
+            FROM memory_turns AS mt JOIN memories AS m ON m.id = mt.memory_id
+            WHERE m.kind != 'turn' AND mt.turn_id IN (SELECT value FROM json_each(?))
+            """,
+            (json.dumps(list(turn_ids)),),
+        )
+        cited: dict[int, set[int]] = {}
+        for turn_id, memory_id in rows:
+            cited.setdefault(turn_id, set()).add(memory_id)
+        return cited
+
     def fts_row_count(self) -> int:
         """Rows in the FTS index (for consistency checks: must equal the memory count)."""
         return self.db.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
