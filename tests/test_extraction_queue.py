@@ -285,3 +285,11 @@ def test_a_sigkill_during_extract_loses_no_window_doubles_none_and_the_eta_holds
     assert counts_after.get("done", 0) + counts_after.get("failed", 0) == finished + 1
     assert all(attempts == (0 if status == "pending" else 1)
                for _, status, attempts, _ in rows_after)
+
+    # A budget shorter than a window: the window under way is finished, the next not begun.
+    budgeted = runner.invoke(cli, [*common, *bounded, "--budget", "1s", "--json"])
+    assert budgeted.exit_code == 0, budgeted.output
+    report = json.loads(budgeted.stdout)["extraction"]
+    left = counts_after.get("pending", 0)
+    assert (report["done"] + report["failed"], report["stopped_by_budget"]) == (1, left > 1)
+    assert report["not_processed"] == left - 1
