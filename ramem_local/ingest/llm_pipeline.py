@@ -95,6 +95,7 @@ def run_extraction(
     embedder: Embedder | None,
     *,
     tz: tzinfo,
+    country: str | None = None,
     conversation_id: int | None = None,
     retry_failed: bool = False,
     window_size: int = DEFAULT_SIZE,
@@ -108,7 +109,8 @@ def run_extraction(
     Plans windows first (idempotent), then processes them in time order; ``limit`` caps how
     many windows this run processes (the rest stay pending for the next run). Never raises for
     what the model does; errors of the bank or the embedder propagate (the window being
-    processed then stays pending, everything before it is committed).
+    processed then stays pending, everything before it is committed). ``country`` is the
+    bank's, for reading the dates in what was said (``anchor.event_cues``).
     """
     started = time.perf_counter()
     report = ExtractionReport()
@@ -141,7 +143,7 @@ def run_extraction(
     model = getattr(llm, "name", None) or type(llm).__name__
     for index, (conversation, window) in enumerate(todo, start=1):
         window_report = _process_window(store, llm, embedder, conversation, window, tz=tz,
-                                        max_tokens=max_tokens, model=model)
+                                        country=country, max_tokens=max_tokens, model=model)
         window_report.index, window_report.total = index, len(todo)
         _account(report, window_report)
         if progress is not None:
@@ -158,6 +160,7 @@ def _process_window(
     window: ExtractionWindow,
     *,
     tz: tzinfo,
+    country: str | None,
     max_tokens: int,
     model: str,
 ) -> WindowReport:
@@ -171,7 +174,7 @@ def _process_window(
         outcome = extract_window(llm, turns, max_tokens=max_tokens, tz=tz)
         calls, split, error = outcome.calls, outcome.split, outcome.error
         entries = outcome.entries or []
-    records, rejected = _anchor_all(entries, turns, conversation, tz)
+    records, rejected = _anchor_all(entries, turns, conversation, tz, country)
     if error is None and entries and not records:
         error = f"no valid entry ({len(rejected)} rejected; first: {rejected[0]})"
     vectors = None
@@ -198,7 +201,11 @@ def _process_window(
 
 
 def _anchor_all(
-    entries: Sequence[dict], turns: Sequence[Turn], conversation: _Conversation, tz: tzinfo
+    entries: Sequence[dict],
+    turns: Sequence[Turn],
+    conversation: _Conversation,
+    tz: tzinfo,
+    country: str | None,
 ) -> tuple[list[MemoryRecord], list[str]]:
     """Memories from a window's entries, one per distinct content; and the rejection reasons."""
     labels = turn_labels(turns)
@@ -208,7 +215,7 @@ def _anchor_all(
         try:
             record = anchor_entry(entry, labels, conversation.spans, tz,
                                   conversation=conversation.name,
-                                  participants=conversation.participants)
+                                  participants=conversation.participants, country=country)
         except EntryRejected as exc:
             rejected.append(str(exc))
             continue
