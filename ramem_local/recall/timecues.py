@@ -811,7 +811,7 @@ def _holiday_ok(match: re.Match[str]) -> bool:
     word = match.group("hol")
     if re.fullmatch(r"new\s+year", word, _FLAGS) and word[0] != "N":
         return False
-    return holiday_key(match.groupdict()) not in CAPITALISED_ONLY or word[0].isupper()
+    return holiday_key(word) not in CAPITALISED_ONLY or word[0].isupper()
 
 
 # Words after which a holiday named without a preposition is a time ("we spent Christmas at my
@@ -831,6 +831,12 @@ def _bare_holiday_ok(match: re.Match[str]) -> bool:
         return not following.startswith(("'", "\u2019", "-"))
     word = _WORD.match(following)
     return word is not None and word.group(0).lower() in _AFTER_BARE_HOLIDAY
+
+
+def _holiday_in_text_ok(match: re.Match[str]) -> bool:
+    """A holiday after a preposition ("for Diwali"), or without one followed by a verb, a
+    preposition or punctuation ("we spent Christmas at ...")."""
+    return _holiday_ok(match) if match.group("hprep") else _bare_holiday_ok(match)
 
 
 def _after_preposition(match: re.Match[str]) -> bool:
@@ -1267,7 +1273,7 @@ def _ground_season(match: re.Match[str], ctx: _Context) -> Days:
 
 
 def _holiday(match: re.Match[str]) -> str:
-    return holiday_key(match.groupdict())
+    return holiday_key(match.group("hol"))
 
 
 def _holiday_weekend(days: Days) -> Days:
@@ -1355,11 +1361,11 @@ def _ground_holiday_rel(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "holiday",
-    r"\b(?:on|at|for|over|during|around|by|through|throughout)\s+" + HOLIDAY + NO_YEAR_AFTER,
+    r"(?:\b(?P<hprep>on|at|for|over|during|around|by|through|throughout)\s+)?\b" + HOLIDAY
+    + NO_YEAR_AFTER,
     "holiday",
-    accept=_holiday_ok,
+    accept=_holiday_in_text_ok,
 )
-@_rule("holiday", r"\b" + HOLIDAY + NO_YEAR_AFTER, "holiday", accept=_bare_holiday_ok)
 @_rule("holiday", r"\b" + HOLIDAY, "holiday", accept=_holiday_ok, anchor=True, detect=False)
 def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
     year = ctx.today.year
@@ -1694,17 +1700,19 @@ def _anchors_at(text: str, position: int, rules: list[_Rule], order: str | None)
     return anchors
 
 
+def _takes(composite: _Rule, anchor: _Rule) -> bool:
+    """Whether an anchor rule can complete a composite rule."""
+    if anchor.name in composite.refuses:
+        return False
+    return not anchor.anchor_for or composite.name in anchor.anchor_for
+
+
 def _complete(
     composite: _Rule, match: re.Match[str], rules: list[_Rule], order: str | None
 ) -> tuple[Anchor, ...] | None:
-    """The anchors that complete a composite rule's keyword match, or None."""
+    """The anchors (of ``rules``, those the composite takes) that complete a composite rule's
+    keyword match, or None."""
     text = match.string
-    rules = [
-        rule
-        for rule in rules
-        if rule.name not in composite.refuses
-        and (not rule.anchor_for or composite.name in rule.anchor_for)
-    ]
     firsts = _anchors_at(text, match.end(), rules, order)
     if composite.joiner is None:
         return (firsts[0],) if firsts else None
@@ -1930,12 +1938,15 @@ def _find(text: str, *, gated: bool = True, order: str | None = None) -> list[_F
     for priority, rule in enumerate(_RULES):
         if families is not None and not rule.needs <= families:
             continue
+        taken: list[_Rule] | None = None  # the anchors this composite takes, once per text
         for match in rule.pattern.finditer(text):
             if rule.combine is None:
                 if rule.accepts(match, order):
                     found.append(_Found(match.start(), match.end(), priority, rule, match))
                 continue
-            anchors = _complete(rule, match, anchor_rules, order)
+            if taken is None:
+                taken = [anchor for anchor in anchor_rules if _takes(rule, anchor)]
+            anchors = _complete(rule, match, taken, order)
             if anchors is not None:
                 end = anchors[-1][1].end()
                 found.append(_Found(match.start(), end, priority, rule, match, anchors))
