@@ -734,9 +734,11 @@ def _check_year(text: str) -> int:
 
 
 def _quarter(match: re.Match[str]) -> int:
-    if match.group("q"):
-        return int(match.group("q"))
-    nth = _ORDINALS[match.group("qord").lower()]
+    """The quarter a match names: "Q3" (group ``q``) or "the third quarter" (group ``qord``)."""
+    groups = match.groupdict()
+    if groups.get("q"):
+        return int(groups["q"])
+    nth = _ORDINALS[groups["qord"].lower()]
     return 4 if nth < 0 else nth
 
 
@@ -802,9 +804,12 @@ def _numeric_ok(match: re.Match[str], order: str | None) -> bool:
 
 def _year_month_ok(match: re.Match[str]) -> bool:
     """"2023-03" is March 2023, "2011-12" the years 2011 and 2012 (a season, a school year)."""
-    if match.groupdict().get("lead") is not None:  # "03/2023"
-        return len(match.group("month")) == 2 or _after_preposition(match)
     return int(match.group("month")) != int(match.group("year")) % 100 + 1
+
+
+def _month_year_ok(match: re.Match[str]) -> bool:
+    """"03/2023" is March 2023; "3/2023" only after a preposition ("a 1/2000 chance")."""
+    return len(match.group("month")) == 2 or _after_preposition(match)
 
 
 def _holiday_ok(match: re.Match[str]) -> bool:
@@ -948,9 +953,9 @@ def _ground_numeric(match: re.Match[str], ctx: _Context) -> Days | None:
 )
 @_rule(
     "month_numeric",
-    r"(?<![\w/.$-])(?P<lead>)(?P<month>0?[1-9]|1[0-2])/(?P<year>(?:19|20)\d\d)(?![\w/.-]|\.\d)",
+    r"(?<![\w/.$-])(?P<month>0?[1-9]|1[0-2])/(?P<year>(?:19|20)\d\d)(?![\w/.-]|\.\d)",
     "digit",
-    accept=_year_month_ok,
+    accept=_month_year_ok,
     anchor=True,
 )
 def _ground_month_numeric(match: re.Match[str], ctx: _Context) -> Days:
@@ -1383,7 +1388,7 @@ def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
 )
 @_rule(
     "quarter_year",
-    r"(?<![\w$#./:-])(?P<year>(?:19|20)\d\d)(?:\s+|\s*-\s*)(?-i:Q)(?P<q>[1-4])\b(?P<qord>)",
+    r"(?<![\w$#./:-])(?P<year>(?:19|20)\d\d)(?:\s+|\s*-\s*)(?-i:Q)(?P<q>[1-4])\b",
     "quarter digit",
     anchor=True,
 )
@@ -1423,7 +1428,7 @@ def _ground_quarter_rel(match: re.Match[str], ctx: _Context) -> Days:
     r"\s+of\s+the\s+year\b)" + NO_YEAR_AFTER,
     "quarter",
 )
-@_rule("quarter", r"(?-i:\bQ)(?P<q>[1-4])\b(?P<qord>)", "quarter", anchor=True, detect=False)
+@_rule("quarter", r"(?-i:\bQ)(?P<q>[1-4])\b", "quarter", anchor=True, detect=False)
 def _ground_quarter(match: re.Match[str], ctx: _Context) -> Days:
     """"in Q3", "the third quarter of the year": the quarter the direction picks. "the third
     quarter" alone is no cue ("trailing in the 4th quarter" is a game's)."""
