@@ -16,6 +16,7 @@ from .ingest.llm_pipeline import ExtractionReport, plan_extraction, run_extracti
 from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations
 from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
+from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
 from .recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
@@ -40,11 +41,13 @@ class Memory:
     """One memory bank: ``with Memory.open("bank.db", embedder="path/to/model") as m: ...``."""
 
     def __init__(self, store: Store, *, embedder: Embedder | None, tz: ZoneInfo,
-                 llm: LLM | None = None, notes: list[str] | None = None):
+                 llm: LLM | None = None, notes: list[str] | None = None,
+                 country: str = DEFAULT_COUNTRY):
         self.store = store
         self.embedder = embedder
         self.llm = llm
         self.tz = tz
+        self.country = country
         self.notes = notes or []
 
     # ---------------------------------------------------------------- opening
@@ -58,6 +61,7 @@ class Memory:
         llm_threads: int | None = None,
         models_dir: str | Path | None = None,
         timezone_name: str | None = None,
+        country: str | None = None,
         create: bool = True,
     ) -> Memory:
         """Open (or create) a bank.
@@ -67,14 +71,22 @@ class Memory:
         retrieval is BM25 alone (``Memory.notes`` says so). ``llm`` is a registry name, a GGUF
         path, or an object with the ``LLM`` protocol; with it, ingest extracts memories and
         ``ask`` answers.
+
+        ``country`` (ISO 3166 alpha-2: "US", "GB", "DE") is how the bank reads dates: the order
+        of numeric dates ("3/4/2024": 4 March in the US, 3 April in GB), the holiday calendar
+        ("Thanksgiving" in CA), the hemisphere of the seasons. A new bank records it (default:
+        the system locale's territory, else "US"); an existing one keeps its own, and refuses
+        another once it holds memories (their event times were read with it).
         """
         notes: list[str] = []
         # Models named by the caller load before the bank opens: a typo creates no bank file.
         explicit = _load_explicit_embedder(embedder, models_dir)
         language_model = _load_llm(llm, models_dir, llm_threads)
+        wanted_country = None if country is None else normal_country(country)
         store = Store.open(path, create=create)
         try:
             tz = _bank_timezone(store, timezone_name)
+            bank_country = _bank_country(store, wanted_country)
             loaded = explicit or _load_recorded_embedder(store, models_dir, notes)
             if loaded is not None:
                 store.bind_embedder(loaded.fingerprint)
@@ -83,7 +95,8 @@ class Memory:
         except BaseException:
             store.close()
             raise
-        return cls(store, embedder=loaded, tz=tz, llm=language_model, notes=notes)
+        return cls(store, embedder=loaded, tz=tz, llm=language_model, notes=notes,
+                   country=bank_country)
 
     def close(self) -> None:
         self.store.close()
@@ -112,7 +125,7 @@ class Memory:
             participants=[speaker],
         )
         ingest_conversations(self.store, [parsed], embedder=self.embedder, tz=self.tz,
-                             kind=JOURNAL)
+                             country=self.country, kind=JOURNAL)
         memory_id = self.store.turn_memory_id(conversation, turn_key(turn))
         if memory_id is None:  # pragma: no cover - ingest stores a memory for every new turn
             raise StoreError(f"the entry was not stored in {conversation!r}")
@@ -137,7 +150,7 @@ class Memory:
             on_parsed(conversations)
         return ingest_conversations(
             self.store, conversations, embedder=self.embedder, tz=self.tz,
-            source=str(path), event_times=event_times, progress=progress,
+            country=self.country, source=str(path), event_times=event_times, progress=progress,
         )
 
     def extract(
@@ -164,7 +177,7 @@ class Memory:
         if self.llm is None:
             raise ValueError("extraction needs an LLM (--llm NAME|FILE)")
         return run_extraction(
-            self.store, self.llm, self.embedder, tz=self.tz,
+            self.store, self.llm, self.embedder, tz=self.tz, country=self.country,
             conversation_id=self._conversation_id(conversation), retry_failed=retry_failed,
             window_size=window_size, overlap=overlap, max_tokens=max_tokens, limit=limit,
             recent_first=recent_first,
@@ -244,6 +257,7 @@ class Memory:
             buffer_days=buffer_days,
             buffer_after_days=buffer_after_days,
             recent_days=recent_days,
+            country=self.country,
         )
 
     def search(
@@ -358,6 +372,26 @@ def _bank_timezone(store: Store, requested: str | None) -> ZoneInfo:
         store.set_meta("timezone", requested)
         recorded = requested
     return _zone(recorded)
+
+
+def _bank_country(store: Store, wanted: str | None) -> str:
+    """The country the bank reads dates for: the recorded one; on a bank without one, the
+    wanted one, else "US" when it already holds memories (they were read so before the
+    setting existed), else the system locale's. Another country than the recorded one is
+    refused once the bank holds memories."""
+    recorded = store.get_meta("country")
+    has_memories = store.memory_count() > 0
+    if recorded is not None and wanted not in (None, recorded):
+        if has_memories:
+            raise ValueError(
+                f"this bank reads dates for {recorded}, and its memories' event times were "
+                f"read so; the country can be changed only on an empty bank (not to {wanted})"
+            )
+        recorded = None
+    if recorded is None:
+        recorded = wanted or (DEFAULT_COUNTRY if has_memories else default_country())
+        store.set_meta("country", recorded)
+    return recorded
 
 
 def _zone(name: str) -> ZoneInfo:

@@ -88,8 +88,10 @@ class Context:
         self.settings = settings
         self._memory: Memory | None = None
 
-    def memory(self, *, create: bool = True, announce: bool = False) -> Memory:
-        """Open the bank once; ``announce`` prints its notes (e.g. BM25 only) to stderr."""
+    def memory(self, *, create: bool = True, announce: bool = False,
+               country: str | None = None) -> Memory:
+        """Open the bank once; ``announce`` prints its notes (e.g. BM25 only) to stderr;
+        ``country`` is recorded in a new (or empty) bank."""
         if self._memory is None:
             self._memory = Memory.open(
                 self.settings.bank_path(),
@@ -98,6 +100,7 @@ class Context:
                 llm_threads=self.settings.llm_threads,
                 models_dir=self.settings.models_dir,
                 timezone_name=self.settings.timezone,
+                country=country,
                 create=create,
             )
             if announce:
@@ -253,13 +256,19 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
 
 
 @cli.command()
+@click.option("--country", metavar="XX",
+              help="Two-letter country code (US, GB, DE, ...) the bank reads dates for: the "
+                   "order of numeric dates (3/4/2024 is 4 March in US, 3 April in GB), the "
+                   "holiday calendar ('Thanksgiving' in CA), the hemisphere of the seasons "
+                   "(AU). Default: the system locale's country, else US. Fixed once the bank "
+                   "holds memories.")
 @pass_context
-def init(context: Context) -> None:
-    """Create the bank file (ingest and add create it too)."""
-    memory = context.memory()
+def init(context: Context, country: str | None) -> None:
+    """Create the bank file (ingest and add create it too, with the default country)."""
+    memory = context.memory(country=country)
     stats = memory.stats()
     click.echo(f"bank ready: {stats['path']} (schema {stats['schema_version']}, "
-               f"timezone {stats['timezone']})")
+               f"timezone {stats['timezone']}, country {stats['country']})")
 
 
 @cli.command()

@@ -188,7 +188,8 @@ def stats_lines(data: dict, tz: tzinfo) -> list[str]:
     """``Memory.stats()`` as terminal lines."""
     embedder = data["embedder"]
     lines = [
-        f"bank: {data['path']} (schema {data['schema_version']}, timezone {data['timezone']})",
+        f"bank: {data['path']} (schema {data['schema_version']}, timezone {data['timezone']}, "
+        f"country {data['country']})",
         f"conversations {data['conversations']} · sessions {data['sessions']} · "
         f"turns {data['turns']} · memories {data['memories']} "
         f"({data['memories_with_event_time']} with event time) · vectors {data['vectors']}",

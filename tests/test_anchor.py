@@ -100,11 +100,95 @@ EVENT_TIMES = [
     ("I've been painting a lot lately", FRI, None),
 ]  # fmt: skip
 
+# Time as people say it, in the turn (event) form: the grounder of questions, with the tense.
+EVENT_TIMES += [
+    # holidays (the issue's example first)
+    ("We spent Christmas at my parents'", "2023-12-28", ("2023-12-25", "2023-12-25")),
+    ("We went to church at Easter", FRI, ("2024-03-31", "2024-03-31")),
+    ("We're going to my aunt's for Thanksgiving", FRI, ("2024-11-28", "2024-11-28")),
+    ("I'll be in Delhi for Diwali", FRI, ("2024-10-31", "2024-10-31")),
+    ("We celebrated Eid with the neighbours", FRI, ("2024-04-10", "2024-04-10")),
+    ("We had dinner at my mom's on Mother's Day", MON, ("2024-05-12", "2024-05-12")),
+    ("Black Friday was crazy at the store", "2023-11-27", ("2023-11-24", "2023-11-24")),
+    ("We're driving up for Memorial Day weekend", FRI, ("2024-05-25", "2024-05-27")),
+    ("Last Hanukkah we lit the candles together", FRI, ("2023-12-08", "2023-12-15")),
+    # ordinal weekdays of a month
+    ("The recital is on the second Sunday of June", FRI, ("2024-06-09", "2024-06-09")),
+    ("We moved in on the first Friday of last month", FRI, ("2024-04-05", "2024-04-05")),
+    # the last / n-th week or day of a month or year
+    ("I was in Spain the last week of August", FRI, ("2023-08-25", "2023-08-31")),
+    ("The lease ends on the last day of June", FRI, ("2024-06-30", "2024-06-30")),
+    ("We were snowed in the first few days of January", FRI, ("2024-01-01", "2024-01-03")),
+    # quarters
+    ("The launch was in Q1", FRI, ("2024-01-01", "2024-03-31")),
+    ("We're launching in Q3", FRI, ("2024-07-01", "2024-09-30")),
+    ("Sales dipped in Q4 2023", FRI, ("2023-10-01", "2023-12-31")),
+    # numeric and compact dates (unambiguous ones; ambiguous: COUNTRY_EVENT_TIMES)
+    ("I paid it on 14.03.2024", FRI, ("2024-03-14", "2024-03-14")),
+    ("We met on 14 Mar 24", FRI, ("2024-03-14", "2024-03-14")),
+    ("The invoice is dated 3/14/2024", FRI, ("2024-03-14", "2024-03-14")),
+    ("The move was in 2024/03", FRI, ("2024-03-01", "2024-03-31")),
+    # period edges
+    ("We finished at the end of the month", MON, ("2024-04-21", "2024-04-30")),
+    ("I'll be away at the end of the month", MON, ("2024-05-21", "2024-05-31")),
+    ("We painted the house at the start of this week", THU, ("2024-05-06", "2024-05-07")),
+    ("It was so hot at the end of the summer", FRI, ("2023-08-01", "2023-08-31")),
+    # counts and synonyms
+    ("I've been sick for the last 3 weeks", FRI, ("2024-04-19", "2024-05-09")),
+    ("We saw her two Saturdays ago", FRI, ("2024-04-27", "2024-04-27")),
+    ("I started the job a fortnight ago", FRI, ("2024-04-22", "2024-04-28")),
+    ("We talked about it the previous month", FRI, ("2024-04-01", "2024-04-30")),
+    ("We got the keys three days back", FRI, ("2024-05-07", "2024-05-07")),
+    # no event time: not a time, or not a year
+    ("I love the Christmas tree", FRI, None),
+    ("Thanksgiving dinner with family sounds great!", FRI, None),
+    ("We were trailing big time in the 4th quarter", FRI, None),
+    ("I've been playing Cyberpunk 2077 nonstop", FRI, None),
+    ("I finally paid the 2000 invoice", FRI, None),
+    ("The rent was due on 3/4/2024", FRI, None),  # ambiguous without the bank's country
+]  # fmt: skip
+
 
 @pytest.mark.parametrize(("text", "day", "expected"), EVENT_TIMES)
 def test_event_time_follows_the_tense(text: str, day: str, expected: tuple[str, str] | None):
     grounded = ground_event_time(text, said(day), UTC)
     assert grounded == (None if expected is None else days(*expected))
+
+
+COUNTRY_EVENT_TIMES = [
+    # (utterance, said on, the bank's country, expected)
+    ("The rent was due on 3/4/2024", FRI, "US", ("2024-03-04", "2024-03-04")),
+    ("The rent was due on 3/4/2024", FRI, "GB", ("2024-04-03", "2024-04-03")),
+    ("We met on 5/8/23", FRI, "DE", ("2023-08-05", "2023-08-05")),
+    ("We had turkey at Thanksgiving", FRI, "CA", ("2023-10-09", "2023-10-09")),
+    ("We had turkey at Thanksgiving", FRI, "US", ("2023-11-23", "2023-11-23")),
+    ("I brought her flowers on Mother's Day", FRI, "GB", ("2024-03-10", "2024-03-10")),
+    ("We're going to the beach in the summer", FRI, "AU", ("2024-12-01", "2025-02-28")),
+    ("We went to the beach in the summer", FRI, "AU", ("2023-12-01", "2024-02-29")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "day", "country", "expected"), COUNTRY_EVENT_TIMES)
+def test_event_time_reads_dates_for_the_bank_country(text, day, country, expected):
+    assert ground_event_time(text, said(day), UTC, country=country) == days(*expected)
+
+
+EVENT_CUES = [
+    # (utterance, said on, rule, first, last): cues too wide to be stored as an event time
+    # are still read the same way (what ``event_cues`` grounds before the width cut)
+    ("We got married in two thousand nineteen", FRI, "year", "2019-01-01", "2019-12-31"),
+    ("I worked there in the first half of last year", FRI, "period_part",
+     "2023-01-01", "2023-06-30"),
+    ("I've been vegan since Easter 2022", FRI, "since", "2022-04-17", "2024-05-10"),
+    ("We were in Oslo for the whole of Q3 2023", FRI, "quarter_year",
+     "2023-07-01", "2023-09-30"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "day", "rule", "first", "last"), EVENT_CUES)
+def test_event_cues_of_every_width(text: str, day: str, rule: str, first: str, last: str):
+    [cue] = event_cues(text, said(day), UTC)
+    assert (cue.rule, cue.range) == (rule, days(first, last))
 
 
 TENSES = [

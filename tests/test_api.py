@@ -348,3 +348,50 @@ def test_reindex_moves_a_bank_to_another_embedder(tmp_path, hashing_embedder):
         assert memory.search("park run", k=1).results[0].memory.content.endswith("park")
     with Memory.open(path, embedder=embedder_class(dimension=16)) as memory:
         assert memory.stats()["embedder"]["dimension"] == 16
+
+
+# ------------------------------------------------------------------------------ the country
+
+
+def test_the_bank_records_its_country_and_reads_dates_for_it(tmp_path, hashing_embedder):
+    path = tmp_path / "bank.db"
+    with Memory.open(path, embedder=hashing_embedder, country="gb") as memory:
+        assert memory.country == "GB"
+        memory_id = memory.add("The rent was due on 3/4/2024", at="2024-05-10 12:00")
+        event = memory.get(memory_id).event_range
+        assert event is not None
+        assert datetime.fromtimestamp(event.start, tz=timezone.utc).date().isoformat() == \
+            "2024-04-03"
+        frame = memory.frame("What did I pay on 3/4/2024?", as_of="2024-05-10")
+        assert datetime.fromtimestamp(frame.time_range.start, tz=timezone.utc).month == 4
+        assert memory.stats()["country"] == "GB"
+    with Memory.open(path, embedder=hashing_embedder) as reopened:
+        assert reopened.country == "GB"
+
+
+def test_a_new_bank_takes_the_system_locale_country_else_us(tmp_path, monkeypatch):
+    monkeypatch.setattr("locale.getlocale", lambda: ("de_DE", "UTF-8"))
+    with Memory.open(tmp_path / "de.db") as memory:
+        assert memory.country == "DE"
+    monkeypatch.setattr("locale.getlocale", lambda: (None, None))
+    with Memory.open(tmp_path / "plain.db") as memory:
+        assert memory.country == "US"
+
+
+def test_the_country_changes_only_while_the_bank_is_empty(tmp_path, hashing_embedder):
+    path = tmp_path / "bank.db"
+    with Memory.open(path, embedder=hashing_embedder, country="US") as memory:
+        assert memory.country == "US"
+    with Memory.open(path, embedder=hashing_embedder, country="AU") as memory:
+        assert memory.country == "AU"  # still empty: the new country is taken
+        memory.add("Went to the beach in the summer", at="2024-05-10")
+    with pytest.raises(ValueError, match="country"):
+        Memory.open(path, embedder=hashing_embedder, country="US")
+    with Memory.open(path, embedder=hashing_embedder, country="au") as memory:
+        assert memory.country == "AU"
+
+
+def test_an_unknown_country_code_creates_no_bank(tmp_path):
+    with pytest.raises(ValueError, match="two-letter"):
+        Memory.open(tmp_path / "bank.db", country="Britain")
+    assert not (tmp_path / "bank.db").exists()

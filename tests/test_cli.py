@@ -441,3 +441,15 @@ def test_reindex_without_an_embedder_is_one_error_line(bank, jsonl_file):
     ingest_json(bank, jsonl_file)
     assert "--embedder" in error_line(ramem("--db", bank, "reindex"))
     assert stats_of(bank)["memories"] > 0
+
+
+def test_init_records_the_country_and_stats_shows_it(bank):
+    result = ok(ramem("--db", bank, "init", "--country", "GB"))
+    assert "country GB" in result.stdout
+    assert as_json(ramem("--db", bank, "stats", "--json"))["country"] == "GB"
+    assert "country GB" in ok(ramem("--db", bank, "stats")).stdout
+
+
+def test_init_with_an_unknown_country_is_one_error_line(bank):
+    result = ramem("--db", bank, "init", "--country", "Britain")
+    assert "two-letter" in error_line(result)

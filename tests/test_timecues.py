@@ -53,9 +53,25 @@ GROUNDED = [
     ("Sept. 5, 2022", THU, "date_mdy", "2022-09-05", "2022-09-05"),
     ("2023-05-08", THU, "date_iso", "2023-05-08", "2023-05-08"),
     ("2023/05/08", THU, "date_iso", "2023-05-08", "2023-05-08"),
-    ("05/08/2023", THU, "date_numeric", "2023-05-08", "2023-05-08"),
-    ("5/8/23", THU, "date_numeric", "2023-05-08", "2023-05-08"),
+    # numeric dates that read one way only (ambiguous ones: COUNTRY_ROWS)
     ("25/12/2022", THU, "date_numeric", "2022-12-25", "2022-12-25"),
+    ("3/14/2023", THU, "date_numeric", "2023-03-14", "2023-03-14"),
+    ("14/03/2023", THU, "date_numeric", "2023-03-14", "2023-03-14"),
+    ("14.03.2023", THU, "date_numeric", "2023-03-14", "2023-03-14"),
+    ("03-14-2023", THU, "date_numeric", "2023-03-14", "2023-03-14"),
+    ("on 5/5/2023", THU, "date_numeric", "2023-05-05", "2023-05-05"),
+    ("12/25/33", THU, "date_numeric", "2033-12-25", "2033-12-25"),  # two-digit years: within
+    ("12/25/34", THU, "date_numeric", "1934-12-25", "1934-12-25"),  # ten years ahead, or back
+    ("2023/03", THU, "month_numeric", "2023-03-01", "2023-03-31"),
+    ("in 2022-05", THU, "month_numeric", "2022-05-01", "2022-05-31"),
+    ("03/2023", THU, "month_numeric", "2023-03-01", "2023-03-31"),
+    ("in 3/2023", THU, "month_numeric", "2023-03-01", "2023-03-31"),
+    ("14 Mar 23", THU, "date_dmy", "2023-03-14", "2023-03-14"),
+    ("14-Mar-2023", THU, "date_dmy", "2023-03-14", "2023-03-14"),
+    ("on 14-Mar-23", THU, "date_dmy", "2023-03-14", "2023-03-14"),
+    ("14 March '23", THU, "date_dmy", "2023-03-14", "2023-03-14"),
+    ("Mar 14, '23", THU, "date_mdy", "2023-03-14", "2023-03-14"),
+    ("March '22", THU, "month_year", "2022-03-01", "2022-03-31"),
     ("Feb 29, 2024", THU, "date_mdy", "2024-02-29", "2024-02-29"),
     # dates without a year: the most recent one on or before the reference
     ("on 7 May", THU, "day_month", "2023-05-07", "2023-05-07"),
@@ -214,7 +230,9 @@ GROUNDED = [
     ("three weeks after May 1, 2023", THU, "shift_after", "2023-05-22", "2023-05-22"),
     ("the first weekend of June 2023", THU, "nth_weekend", "2023-06-03", "2023-06-04"),
     ("the second weekend of July 2023", THU, "nth_weekend", "2023-07-08", "2023-07-09"),
-    ("the last weekend of May", THU, "nth_weekend", "2023-05-27", "2023-05-28"),
+    # asked on Thursday 25 May, this May's last weekend is still to come: last year's
+    ("the last weekend of May", THU, "nth_weekend", "2022-05-28", "2022-05-29"),
+    ("the last weekend of May", JUN20, "nth_weekend", "2023-05-27", "2023-05-28"),
     ("the first week of June 2023", THU, "nth_week", "2023-06-01", "2023-06-07"),
     ("the last week of May 2023", THU, "nth_week", "2023-05-25", "2023-05-31"),
     # open ranges (no timeline: reference day - 10 years .. reference day)
@@ -277,6 +295,219 @@ GROUNDED = [
     ("during Thanksgiving 2022", THU, "holiday_year", "2022-11-24", "2022-11-24"),
 ]  # fmt: skip
 
+# Time as people say it: every family, in the question form (reference Thursday 2023-05-25
+# unless noted; the past-oriented reading of questions).
+GROUNDED += [
+    # holidays: calendars from the ``holidays`` package and ``dateutil.easter``
+    ("What did we do at Easter 2022?", THU, "holiday_year", "2022-04-17", "2022-04-17"),
+    ("What did we do at Easter?", THU, "holiday", "2023-04-09", "2023-04-09"),
+    ("What did I do last Easter?", THU, "holiday_last", "2023-04-09", "2023-04-09"),
+    ("Where were we on Good Friday?", THU, "holiday", "2023-04-07", "2023-04-07"),
+    ("Easter Monday 2022", THU, "holiday_year", "2022-04-18", "2022-04-18"),
+    ("Palm Sunday 2023", THU, "holiday_year", "2023-04-02", "2023-04-02"),
+    ("Ash Wednesday 2023", THU, "holiday_year", "2023-02-22", "2023-02-22"),
+    ("What did we eat on Mardi Gras?", THU, "holiday", "2023-02-21", "2023-02-21"),
+    ("Shrove Tuesday 2022", THU, "holiday_year", "2022-03-01", "2022-03-01"),
+    ("Ascension Day 2023", THU, "holiday_year", "2023-05-18", "2023-05-18"),
+    ("at Pentecost", THU, "holiday", "2022-06-05", "2022-06-05"),  # 2023's is on 28 May
+    ("What did we do last Thanksgiving?", THU, "holiday_last", "2022-11-24", "2022-11-24"),
+    ("last Thanksgiving", JAN3, "holiday_last", "2023-11-23", "2023-11-23"),
+    ("What did we do at Thanksgiving last year?", THU, "holiday_of_rel_year",
+     "2022-11-24", "2022-11-24"),
+    ("on New Year's Day", THU, "holiday", "2023-01-01", "2023-01-01"),
+    ("What did I buy on Black Friday 2021?", THU, "holiday_year", "2021-11-26", "2021-11-26"),
+    ("on Cyber Monday", THU, "holiday", "2022-11-28", "2022-11-28"),
+    ("What did we do for Diwali?", THU, "holiday", "2022-10-24", "2022-10-24"),
+    ("Diwali 2023", THU, "holiday_year", "2023-11-12", "2023-11-12"),
+    ("Where did we go for Chinese New Year?", THU, "holiday", "2023-01-22", "2023-01-22"),
+    ("Lunar New Year 2024", THU, "holiday_year", "2024-02-10", "2024-02-10"),
+    ("What did we cook for Eid?", THU, "holiday", "2023-04-21", "2023-04-21"),
+    ("Eid al-Adha 2023", THU, "holiday_year", "2023-06-28", "2023-06-28"),
+    ("What did we do during Ramadan?", THU, "holiday", "2023-03-23", "2023-04-21"),
+    ("How did we celebrate Hanukkah 2022?", THU, "holiday_year", "2022-12-19", "2022-12-26"),
+    ("What did we do for Passover?", THU, "holiday", "2023-04-06", "2023-04-13"),
+    ("on Rosh Hashanah", THU, "holiday", "2022-09-26", "2022-09-27"),
+    ("Yom Kippur 2023", THU, "holiday_year", "2023-09-25", "2023-09-25"),
+    ("for Purim", THU, "holiday", "2023-03-07", "2023-03-07"),
+    ("for Holi", THU, "holiday", "2023-03-08", "2023-03-08"),
+    ("What did we give Mom on Mother's Day?", THU, "holiday", "2023-05-14", "2023-05-14"),
+    ("on Father's Day", THU, "holiday", "2022-06-19", "2022-06-19"),
+    ("on Memorial Day", THU, "holiday", "2022-05-30", "2022-05-30"),
+    ("What did we do over Memorial Day weekend?", THU, "holiday", "2022-05-28", "2022-05-30"),
+    ("Thanksgiving weekend 2022", THU, "holiday_year", "2022-11-24", "2022-11-27"),
+    ("last Labor Day weekend", THU, "holiday_last", "2022-09-03", "2022-09-05"),
+    ("on Labor Day", THU, "holiday", "2022-09-05", "2022-09-05"),
+    ("on MLK Day", THU, "holiday", "2023-01-16", "2023-01-16"),
+    ("Martin Luther King Jr. Day 2022", THU, "holiday_year", "2022-01-17", "2022-01-17"),
+    ("on Presidents' Day", THU, "holiday", "2023-02-20", "2023-02-20"),
+    ("Did we go out on Valentine's Day?", THU, "holiday", "2023-02-14", "2023-02-14"),
+    ("St. Patrick's Day 2022", THU, "holiday_year", "2022-03-17", "2022-03-17"),
+    ("for the Fourth of July", THU, "holiday", "2022-07-04", "2022-07-04"),
+    ("on Halloween", THU, "holiday", "2022-10-31", "2022-10-31"),
+    ("How was Boxing Day?", THU, "holiday", "2022-12-26", "2022-12-26"),
+    ("on Groundhog Day", THU, "holiday", "2023-02-02", "2023-02-02"),
+    ("on Veterans Day", THU, "holiday", "2022-11-11", "2022-11-11"),
+    ("Columbus Day 2022", THU, "holiday_year", "2022-10-10", "2022-10-10"),
+    ("Juneteenth 2022", THU, "holiday_year", "2022-06-19", "2022-06-19"),
+    ("the closest Christmas", THU, "holiday_nearest", "2022-12-25", "2022-12-25"),
+    ("the closest Christmas", SEP10, "holiday_nearest", "2023-12-25", "2023-12-25"),
+    ("the most recent Christmas", THU, "holiday_last", "2022-12-25", "2022-12-25"),
+    ("the upcoming Thanksgiving", THU, "holiday_next", "2023-11-23", "2023-11-23"),
+    ("this Christmas", THU, "holiday_this", "2023-12-25", "2023-12-25"),
+    ("Easter this year", THU, "holiday_of_rel_year", "2023-04-09", "2023-04-09"),
+    ("Christmas of 2021", THU, "holiday_year", "2021-12-25", "2021-12-25"),
+    ("Christmas '21", THU, "holiday_year", "2021-12-25", "2021-12-25"),
+    ("We spent Christmas at my parents'", THU, "holiday", "2022-12-25", "2022-12-25"),
+    ("Thanksgiving was fun", THU, "holiday", "2022-11-24", "2022-11-24"),
+    # ordinal weekdays of a month
+    ("What did we do the second Sunday of May 2023?", THU, "nth_weekday",
+     "2023-05-14", "2023-05-14"),
+    ("the first Friday of last month", THU, "nth_weekday", "2023-04-07", "2023-04-07"),
+    ("the last Monday of May 2023", THU, "nth_weekday", "2023-05-29", "2023-05-29"),
+    ("the third Thursday of November 2022", THU, "nth_weekday", "2022-11-17", "2022-11-17"),
+    ("the first Monday in June", THU, "nth_weekday", "2022-06-06", "2022-06-06"),
+    ("the 2nd Tuesday of March", THU, "nth_weekday", "2023-03-14", "2023-03-14"),
+    ("the fourth Saturday of January 2024", THU, "nth_weekday", "2024-01-27", "2024-01-27"),
+    ("the first Sunday of 2023", THU, "nth_weekday", "2023-01-01", "2023-01-01"),
+    ("the last Friday of the month", THU, "nth_weekday", "2023-04-28", "2023-04-28"),
+    ("the last Friday of the month", SEP10, "nth_weekday", "2023-08-25", "2023-08-25"),
+    # the last / n-th week or day of a month or year
+    ("the last week of August 2022", THU, "nth_week", "2022-08-25", "2022-08-31"),
+    ("What did we do last week of August 2022?", THU, "nth_week", "2022-08-25", "2022-08-31"),
+    ("the last week in August", THU, "nth_week", "2022-08-25", "2022-08-31"),
+    ("the second week of June 2023", THU, "nth_week", "2023-06-08", "2023-06-14"),
+    ("the first week of the year", THU, "nth_week", "2023-01-01", "2023-01-07"),
+    ("the first week of the month", THU, "nth_week", "2023-05-01", "2023-05-07"),
+    ("the last day of October", THU, "nth_day", "2022-10-31", "2022-10-31"),
+    ("the first day of last month", THU, "nth_day", "2023-04-01", "2023-04-01"),
+    ("the last day of February 2024", THU, "nth_day", "2024-02-29", "2024-02-29"),
+    ("the first day of spring", THU, "nth_day", "2023-03-01", "2023-03-01"),
+    ("the last day of the year", THU, "nth_day", "2022-12-31", "2022-12-31"),
+    ("the last two weeks of December 2022", THU, "edge_weeks", "2022-12-18", "2022-12-31"),
+    ("the first few days of June", THU, "edge_days", "2022-06-01", "2022-06-03"),
+    ("the first three days of 2023", THU, "edge_days", "2023-01-01", "2023-01-03"),
+    ("the last 10 days of March", THU, "edge_days", "2023-03-22", "2023-03-31"),
+    # quarters: Jan-Mar, Apr-Jun, Jul-Sep, Oct-Dec
+    ("What did we ship in Q3 2022?", THU, "quarter_year", "2022-07-01", "2022-09-30"),
+    ("Q4 2021", THU, "quarter_year", "2021-10-01", "2021-12-31"),
+    ("Q2'22", THU, "quarter_year", "2022-04-01", "2022-06-30"),
+    ("Q1 of 2023", THU, "quarter_year", "2023-01-01", "2023-03-31"),
+    ("2022-Q3", THU, "quarter_year", "2022-07-01", "2022-09-30"),
+    ("2022 Q4", THU, "quarter_year", "2022-10-01", "2022-12-31"),
+    ("the third quarter of 2022", THU, "quarter_year", "2022-07-01", "2022-09-30"),
+    ("in the first quarter of 2023", THU, "quarter_year", "2023-01-01", "2023-03-31"),
+    ("the last quarter of 2022", THU, "quarter_year", "2022-10-01", "2022-12-31"),
+    ("third-quarter 2021", THU, "quarter_year", "2021-07-01", "2021-09-30"),
+    ("the third quarter of last year", THU, "quarter_of_rel_year", "2022-07-01", "2022-09-30"),
+    ("Q1 this year", THU, "quarter_of_rel_year", "2023-01-01", "2023-03-31"),
+    ("this quarter", THU, "quarter_this", "2023-04-01", "2023-06-30"),
+    ("What did we ship last quarter?", THU, "quarter_last", "2023-01-01", "2023-03-31"),
+    ("last quarter", JAN3, "quarter_last", "2023-10-01", "2023-12-31"),
+    ("next quarter", THU, "quarter_next", "2023-07-01", "2023-09-30"),
+    ("in Q3", THU, "quarter", "2022-07-01", "2022-09-30"),
+    ("in Q1", THU, "quarter", "2023-01-01", "2023-03-31"),
+    ("the second quarter of the year", THU, "quarter", "2023-04-01", "2023-06-30"),
+    ("two quarters ago", THU, "n_units_ago", "2022-10-01", "2022-12-31"),
+    ("the past quarter", THU, "past_unit", "2023-02-25", "2023-05-24"),
+    ("the last 2 quarters", THU, "past_n_units", "2022-11-25", "2023-05-24"),
+    ("the end of last quarter", THU, "period_part", "2023-03-01", "2023-03-31"),
+    ("earlier this quarter", THU, "earlier_this", "2023-04-01", "2023-05-25"),
+    ("the beginning of Q3 2022", THU, "part_of", "2022-07-01", "2022-07-31"),
+    # period edges ("the" month / year: the occurrence the direction picks)
+    ("the beginning of the year", THU, "period_part", "2023-01-01", "2023-04-30"),
+    ("the end of the year", THU, "period_part", "2022-09-01", "2022-12-31"),
+    ("the end of the year", JAN3, "period_part", "2023-09-01", "2023-12-31"),
+    ("towards the end of the year", THU, "period_part", "2022-09-01", "2022-12-31"),
+    ("end of last month", THU, "period_part", "2023-04-21", "2023-04-30"),
+    ("start of this week", THU, "period_part", "2023-05-22", "2023-05-23"),
+    ("the start of the week", THU, "period_part", "2023-05-22", "2023-05-23"),
+    ("the end of the week", THU, "period_part", "2023-05-19", "2023-05-21"),
+    ("the end of the month", THU, "period_part", "2023-05-21", "2023-05-31"),
+    ("the middle of the month", THU, "period_part", "2023-05-11", "2023-05-20"),
+    ("the second half of the month", THU, "period_part", "2023-05-16", "2023-05-31"),
+    ("the beginning of next month", THU, "period_part", "2023-06-01", "2023-06-10"),
+    ("the first half of last year", THU, "period_part", "2022-01-01", "2022-06-30"),
+    ("the very beginning of 2023", THU, "year_part", "2023-01-01", "2023-04-30"),
+    ("the end of the summer", THU, "part_of", "2022-08-01", "2022-08-31"),
+    ("the end of last summer", THU, "part_of", "2022-08-01", "2022-08-31"),
+    ("late last summer", THU, "part_of", "2022-08-01", "2022-08-31"),
+    ("late summer 2022", THU, "part_of", "2022-08-01", "2022-08-31"),
+    ("early spring", THU, "part_of", "2023-03-01", "2023-03-31"),
+    ("mid-summer", THU, "part_of", "2022-07-01", "2022-07-31"),
+    # counts and synonyms
+    ("What did I do in the last 3 weeks?", THU, "past_n_units", "2023-05-04", "2023-05-24"),
+    ("last 3 weeks", THU, "past_n_units", "2023-05-04", "2023-05-24"),
+    ("previous 2 days", THU, "past_n_units", "2023-05-23", "2023-05-24"),
+    ("last few days", THU, "past_n_units", "2023-05-22", "2023-05-24"),
+    ("over the last couple of weeks", THU, "past_n_units", "2023-05-11", "2023-05-24"),
+    ("the past fortnight", THU, "past_unit", "2023-05-11", "2023-05-24"),
+    ("in the past 24 hours", EARLY_THU, "past_n_units", "2023-05-24", "2023-05-25"),
+    ("the previous month", THU, "month_last", "2023-04-01", "2023-04-30"),
+    ("the previous week", THU, "week_last", "2023-05-15", "2023-05-21"),
+    ("the previous year", THU, "year_last", "2022-01-01", "2022-12-31"),
+    ("the previous Saturday", THU, "weekday_last", "2023-05-20", "2023-05-20"),
+    ("What did we do two Saturdays ago?", THU, "weekday_ago", "2023-05-13", "2023-05-13"),
+    ("two Fridays ago", THU, "weekday_ago", "2023-05-12", "2023-05-12"),
+    ("two Thursdays ago", THU, "weekday_ago", "2023-05-11", "2023-05-11"),
+    ("three Sundays back", THU, "weekday_ago", "2023-05-07", "2023-05-07"),
+    ("a fortnight ago", MON, "n_units_ago", "2023-05-08", "2023-05-14"),
+    ("three years back", THU, "n_units_ago", "2020-01-01", "2020-12-31"),
+    ("a few weeks back", THU, "n_units_ago", "2023-05-01", "2023-05-07"),
+    ("What did we do in two thousand nineteen?", THU, "year", "2019-01-01", "2019-12-31"),
+    ("in two thousand and one", THU, "year", "2001-01-01", "2001-12-31"),
+    ("the year two thousand", THU, "year", "2000-01-01", "2000-12-31"),
+    ("in twenty twenty-two", THU, "year", "2022-01-01", "2022-12-31"),
+    ("in nineteen ninety-nine", THU, "year", "1999-01-01", "1999-12-31"),
+    ("in twenty oh five", THU, "year", "2005-01-01", "2005-12-31"),
+    ("since twenty twenty", THU, "since", "2020-01-01", "2023-05-25"),
+    # two-digit years and decades
+    ("back in '98", THU, "year", "1998-01-01", "1998-12-31"),
+    ("the summer of '69", THU, "season_year", "1969-06-01", "1969-08-31"),
+    ("in the '90s", THU, "decade", "1990-01-01", "1999-12-31"),
+    ("the 80s", THU, "decade", "1980-01-01", "1989-12-31"),
+    # precision: a year that reads as one stays one
+    ("the 2019 trip", THU, "year", "2019-01-01", "2019-12-31"),
+    ("in 2077", THU, "year", "2077-01-01", "2077-12-31"),
+    ("between Christmas and New Year's Eve 2022", THU, "between", "2022-12-25", "2022-12-31"),
+    ("before Easter 2023", THU, "before", "2013-05-25", "2023-04-08"),
+    ("since Q3 2022", THU, "since", "2022-07-01", "2023-05-25"),
+]  # fmt: skip
+
+# Numeric dates read in the order of the bank's country; an ambiguous one without a country
+# is no cue. Holidays from the bank's own calendar first; the seasons of its hemisphere.
+COUNTRY_ROWS = [
+    # (text, country, reference, rule, first, last), or no cue: (text, country, THU, None, ...)
+    ("on 3/4/2023", "US", THU, "date_numeric", "2023-03-04", "2023-03-04"),
+    ("on 3/4/2023", "GB", THU, "date_numeric", "2023-04-03", "2023-04-03"),
+    ("on 3/4/2023", "DE", THU, "date_numeric", "2023-04-03", "2023-04-03"),
+    ("on 3/4/2023", None, THU, None, None, None),
+    ("on 3/4/2023", "CA", THU, None, None, None),  # both orders common: no order
+    ("05/08/2023", "US", THU, "date_numeric", "2023-05-08", "2023-05-08"),
+    ("5/8/23", "US", THU, "date_numeric", "2023-05-08", "2023-05-08"),
+    ("5/8/23", "AU", THU, "date_numeric", "2023-08-05", "2023-08-05"),
+    ("on 5/8/69", "US", THU, "date_numeric", "1969-05-08", "1969-05-08"),
+    ("on 3.4.2023", "DE", THU, "date_numeric", "2023-04-03", "2023-04-03"),
+    ("on 3.4.2023", None, THU, None, None, None),
+    ("on 3/14/2023", "GB", THU, "date_numeric", "2023-03-14", "2023-03-14"),
+    ("on 14/3/2023", "US", THU, "date_numeric", "2023-03-14", "2023-03-14"),
+    ("on 14/3/2023", "CA", THU, "date_numeric", "2023-03-14", "2023-03-14"),
+    ("before 3/4/2023", "GB", THU, "before", "2013-05-25", "2023-04-02"),
+    ("Thanksgiving 2023", "CA", THU, "holiday_year", "2023-10-09", "2023-10-09"),
+    ("Thanksgiving 2023", "GB", THU, "holiday_year", "2023-11-23", "2023-11-23"),
+    ("Mother's Day 2023", "GB", THU, "holiday_year", "2023-03-19", "2023-03-19"),
+    ("Mother's Day 2023", "US", THU, "holiday_year", "2023-05-14", "2023-05-14"),
+    ("on Independence Day", "IN", THU, "holiday", "2022-08-15", "2022-08-15"),
+    ("Labor Day 2023", "DE", THU, "holiday_year", "2023-05-01", "2023-05-01"),
+    ("Easter 2023", "GR", THU, "holiday_year", "2023-04-16", "2023-04-16"),  # Orthodox
+    ("Good Friday 2023", "GR", THU, "holiday_year", "2023-04-14", "2023-04-14"),
+    ("Black Friday 2023", "CA", THU, "holiday_year", "2023-11-24", "2023-11-24"),  # US-based
+    ("summer 2022", "AU", THU, "season_year", "2022-12-01", "2023-02-28"),
+    ("last winter", "AU", THU, "season_last", "2022-06-01", "2022-08-31"),
+    ("in the summer", "AU", THU, "season", "2022-12-01", "2023-02-28"),
+    ("this summer", "AU", JAN3, "season_this", "2023-12-01", "2024-02-29"),
+    ("the end of the summer", "NZ", THU, "part_of", "2023-02-01", "2023-02-28"),
+]  # fmt: skip
+
 VAGUE = [
     "recently",
     "I have been painting a lot lately.",
@@ -328,6 +559,46 @@ NO_CUE = [
     "as of now",
     "a lot of late nights",
     "",
+    # numbers that are not years
+    "pay the 2000 invoice",
+    "I'm playing Cyberpunk 2077",
+    "We stayed in room 1984",
+    "flight 2020 was delayed",
+    "see page 1999",
+    "I walked 2000 km",
+    "twenty five people came",
+    "two thousand people came",
+    "she is in her 90s",
+    "my last 2 years of college",
+    "in the last 5 minutes of the game",
+    # numeric forms that are not dates
+    "version 1.2.23",
+    "Python 3.10.12",
+    "the 2011-12 season",
+    "the 2019/20 season",
+    "a 1/2000 chance",
+    "on 3/4/2023",  # ambiguous without a country
+    "13/13/2013",
+    # quarters that are not the year's
+    "we were trailing in the 4th quarter",
+    "in the last quarter we scored twice",
+    "the third quarter",
+    "a quarter of the cake",
+    "quarter past five",
+    "q3 was hard",
+    "a Q&A session",
+    # holiday names that are not a time, or not a holiday
+    "I love the Christmas tree",
+    "Do you have any favorite Thanksgiving traditions?",
+    "Thanksgiving dinner with family sounds great!",
+    "We visited Easter Island",
+    "the school's spring festival",
+    "a holiday in Spain",
+    "new year resolutions",
+    # edges and ordinals without a time to hang on
+    "at the end of the day",
+    "the end of the season",
+    "the first day of school",
 ]
 
 
@@ -338,6 +609,38 @@ def test_grounds_the_cue(text: str, reference: datetime, rule: str, first: str, 
     cue = asked_cue(cues)
     assert (cue.rule, cue.range) == (rule, days(first, last))
     assert has_temporal_cue(text)
+
+
+@pytest.mark.parametrize(("text", "country", "reference", "rule", "first", "last"), COUNTRY_ROWS)
+def test_the_country_reads_numeric_dates_holidays_and_seasons(
+    text: str, country: str | None, reference: datetime, rule: str | None, first: str, last: str
+):
+    cues = detect_cues(text, reference, country=country)
+    assert has_temporal_cue(text, country=country) == bool(cues)
+    if rule is None:
+        assert cues == []
+        return
+    assert cues, f"no cue found in {text!r} for {country}"
+    cue = asked_cue(cues)
+    assert (cue.rule, cue.range) == (rule, days(first, last))
+
+
+def test_country_codes_are_checked_and_case_blind():
+    assert detect_cues("on 3/4/2023", THU, country="gb") == detect_cues(
+        "on 3/4/2023", THU, country="GB"
+    )
+    with pytest.raises(ValueError, match="country"):
+        detect_cues("on 3/4/2023", THU, country="Britain")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the fifth Monday of February 2023", "Juneteenth 2019", "the fifth Saturday of June 2023"],
+)
+def test_a_cue_the_calendar_cannot_hold_keeps_no_range(text: str):
+    cues = detect_cues(text, THU)
+    assert [cue.range for cue in cues] in ([None], [])
+    assert question_range(cues) is None
 
 
 @pytest.mark.parametrize("text", VAGUE)
@@ -428,15 +731,21 @@ def test_overflowing_cue_is_kept_without_range():
     assert (cue.rule, cue.range) == ("n_units_ago", None)
 
 
-@pytest.mark.parametrize("text", [row[0] for row in GROUNDED] + VAGUE + NO_CUE)
+@pytest.mark.parametrize(
+    "text", [row[0] for row in GROUNDED + COUNTRY_ROWS] + VAGUE + NO_CUE
+)
 def test_trigger_word_gate_never_hides_a_cue(text: str):
-    assert _signature(_find(text)) == _signature(_find(text, gated=False))
+    for order in ("mdy", "dmy", None):
+        assert _signature(_find(text, order=order)) == _signature(
+            _find(text, gated=False, order=order)
+        )
 
 
 def _signature(found: list) -> list[tuple[int, int, str]]:
     return [(f.start, f.end, f.rule.name) for f in found]
 
 
+countries = st.sampled_from([None, "US", "GB", "CA", "AU", "IN", "GR", "ZZ"])
 references = st.datetimes(
     min_value=datetime(1990, 1, 1),
     max_value=datetime(2040, 12, 31),
@@ -449,14 +758,16 @@ VOCABULARY = sorted(
         for word in row[0].replace("?", " ").replace(".", " ").split()
     }
     | {"the", "of", "before", "after", "since", "between", "and", "from", "to", "-", ",", "31",
-       "29", "2020", "1999", "13/13/2013", "Feb", "March", "may", "ago", "weekend"}
+       "29", "2020", "1999", "13/13/2013", "Feb", "March", "may", "ago", "weekend", "Q2",
+       "quarter", "3/4/2023", "'99", "Eid", "Easter", "Christmas", "last", "first",
+       "Sunday", "two", "thousand", "twenty", "nineteen"}
 )  # fmt: skip
 sentences = st.lists(st.sampled_from(VOCABULARY), max_size=12).map(" ".join)
 
 
-def _check_invariants(text: str, reference: datetime) -> None:
-    cues = detect_cues(text, reference)
-    assert has_temporal_cue(text) == bool(cues)
+def _check_invariants(text: str, reference: datetime, country: str | None = None) -> None:
+    cues = detect_cues(text, reference, country=country)
+    assert has_temporal_cue(text, country=country) == bool(cues)
     previous_end = 0
     for cue in cues:
         assert text[cue.span[0] : cue.span[1]] == cue.text
@@ -475,10 +786,26 @@ def test_any_text_is_handled(text: str, reference: datetime):
 
 
 @settings(max_examples=400, deadline=None)
-@given(text=sentences, reference=references)
-def test_temporal_word_salad_is_handled(text: str, reference: datetime):
-    _check_invariants(text, reference)
+@given(text=sentences, reference=references, country=countries)
+def test_temporal_word_salad_is_handled(text: str, reference: datetime, country: str | None):
+    _check_invariants(text, reference, country)
     assert _signature(_find(text)) == _signature(_find(text, gated=False))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    day=st.dates(min_value=date(1990, 1, 1), max_value=date(2040, 12, 31)),
+    reference=references,
+    country=st.sampled_from(["US", "GB"]),
+)
+def test_numeric_dates_ground_to_that_day_in_the_country_order(
+    day: date, reference: datetime, country: str
+):
+    expected = int(datetime(day.year, day.month, day.day, tzinfo=reference.tzinfo).timestamp())
+    first, second = (day.month, day.day) if country == "US" else (day.day, day.month)
+    for text in (f"{first}/{second}/{day.year}", f"{first:02d}.{second:02d}.{day.year}"):
+        [cue] = detect_cues(text, reference, country=country)
+        assert cue.range == TimeRange(expected, expected + DAY), text
 
 
 @settings(max_examples=200, deadline=None)
@@ -569,6 +896,23 @@ DIRECTED = [
      ("2023-05-20", "2023-05-25"), ("2023-05-20", "2023-05-25")),
     ("ever since June", THU, "since", ("2022-06-01", "2023-05-25"),
      ("2022-06-01", "2023-05-25"), ("2022-06-01", "2023-05-25")),
+    # holidays from the calendars, quarters, and parts of a recurring anchor
+    ("at Easter", THU, "holiday", ("2023-04-09", "2023-04-09"), ("2024-03-31", "2024-03-31"),
+     ("2023-04-09", "2023-04-09")),
+    ("for Diwali", THU, "holiday", ("2022-10-24", "2022-10-24"), ("2023-11-12", "2023-11-12"),
+     ("2023-11-12", "2023-11-12")),
+    ("in Q3", THU, "quarter", ("2022-07-01", "2022-09-30"), ("2023-07-01", "2023-09-30"),
+     ("2023-07-01", "2023-09-30")),
+    ("the last weekend of May", THU, "nth_weekend", ("2022-05-28", "2022-05-29"),
+     ("2023-05-27", "2023-05-28"), ("2023-05-27", "2023-05-28")),
+    ("the first Monday in June", THU, "nth_weekday", ("2022-06-06", "2022-06-06"),
+     ("2023-06-05", "2023-06-05"), ("2023-06-05", "2023-06-05")),
+    ("the first weekend of May", THU, "nth_weekend", ("2023-05-06", "2023-05-07"),
+     ("2024-05-04", "2024-05-05"), ("2023-05-06", "2023-05-07")),
+    ("the end of the year", THU, "period_part", ("2022-09-01", "2022-12-31"),
+     ("2023-09-01", "2023-12-31"), ("2023-09-01", "2023-12-31")),
+    ("the end of the month", THU, "period_part", ("2023-05-21", "2023-05-31"),
+     ("2023-05-21", "2023-05-31"), ("2023-05-21", "2023-05-31")),
 ]  # fmt: skip
 
 
@@ -586,7 +930,10 @@ def test_direction_picks_the_occurrence(text, reference, rule, past, future, nea
     ["last Friday", "next Friday", "this Sunday", "2 days ago", "8 May 2023", "tomorrow",
      "yesterday", "last summer", "next May", "this weekend", "next weekend", "in 2022",
      "the week before 9 June 2023", "as of December 2023", "Christmas 2022", "last Christmas",
-     "on the 8th of last month", "past week", "early 2023", "a few days ago", "recently"],
+     "on the 8th of last month", "past week", "early 2023", "a few days ago", "recently",
+     "Easter 2022", "last Easter", "the closest Christmas", "Q3 2022", "last quarter",
+     "the second Sunday of May 2023", "3/14/2023", "two Saturdays ago", "last 3 weeks",
+     "the first Friday of last month", "in two thousand nineteen"],
 )  # fmt: skip
 def test_explicit_cues_ignore_the_direction(text: str):
     for reference in (THU, SAT, MON, JAN3):

@@ -64,6 +64,9 @@ SPEAKER = "me"
 CONVERSATION = "journal"
 FILLER = "filler"
 LATE_PROBABILITY = 0.15
+# The generated journal writes English dates with written months: its banks read dates as a US
+# bank does, whatever the locale of the machine running the benchmark.
+JOURNAL_COUNTRY = "US"
 MAX_EVENTS_PER_DAY = 3
 ASKED_AT = "T23:00:00"  # questions are asked in the evening of their reference day
 
@@ -639,7 +642,8 @@ def run_journal_eval(
             stem = f"journal-{spec.label}-seed{spec.seed}"
             source = journal.write_jsonl(Path(folder) / f"{stem}.jsonl")
             tag = "bm25" if embedder is None else "dense"
-            with Memory.open(Path(folder) / f"{stem}-{tag}.db", embedder=embedder) as memory:
+            with Memory.open(Path(folder) / f"{stem}-{tag}.db", embedder=embedder,
+                             country=JOURNAL_COUNTRY) as memory:
                 if memory.embedder is not None:
                     embedder_name = memory.embedder.name
                 tick = time.perf_counter()

@@ -40,6 +40,9 @@ from .tuning import DEFAULT_TUNING, SearchTuning, tuned_search
 METRICS = ("R@5", "R@10", "R@25", "AllR@10", "MRR@25", "D@1")
 ANSWER_METRICS = ("F1", "BLEU-1", "setF1", "abstain")
 DEPTH_FOR_METRICS = 25
+# LoCoMo is American English: its banks read dates as a US bank does, whatever the locale of
+# the machine running the evaluation.
+LOCOMO_COUNTRY = "US"
 
 
 @dataclass(frozen=True)
@@ -173,10 +176,10 @@ def run_retrieval_eval(
             if progress:
                 progress(f"{sample_id}: building its bank")
             bank = Path(folder) / f"{sample_id}.db"
-            with Memory.open(bank, embedder=embedder) as memory:
+            with Memory.open(bank, embedder=embedder, country=LOCOMO_COUNTRY) as memory:
                 tick = time.perf_counter()
                 ingest_conversations(memory.store, [conversations[sample_id]],
-                                     embedder=embedder, tz=memory.tz,
+                                     embedder=embedder, tz=memory.tz, country=memory.country,
                                      event_times=config.event_times)
                 ingest_seconds += time.perf_counter() - tick
                 session_of = _session_starts_by_dia_id(conversations[sample_id])
@@ -222,7 +225,7 @@ def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
          config: RetrievalEvalConfig, llm: LLM | None) -> Iterable[QuestionResult]:
     """Both modes through ``Memory.search``, the path ``ramem search`` takes. K is raised to 25
     for R@25 and MRR@25; the first K results are the same as with ``--k K``."""
-    triggered = has_temporal_cue(question.question)
+    triggered = has_temporal_cue(question.question, country=memory.country)
     evidence = set(question.evidence)
     evidence_starts = [session_of[e] for e in question.evidence if e in session_of]
     for mode in config.modes:

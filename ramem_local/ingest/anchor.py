@@ -36,6 +36,10 @@ The marker nearest to the cue (in characters, either side) decides; markers insi
 itself ("the last weekend of May", "next Friday") are part of the time expression, not of the
 tense, and do not count. Cues that say their direction ("last Friday", "next Friday", "2 days
 ago", full dates, "tomorrow") are grounded the same whatever the tense.
+
+The grounder is the one questions use (``timecues.detect_cues``), with the bank's country
+(``country``): "we spent Christmas at my parents'" said on 28 December is 25 December,
+"the rent was due on 3/4/2024" is 4 March in a US bank and 3 April in a British one.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
+from ..recall.calendars import date_order
 from ..recall.timecues import detect_cues
 from ..text import canonical_person, named_persons, normalised_hash
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
@@ -164,7 +169,8 @@ def tense_direction(text: str, span: tuple[int, int] | None = None) -> str:
     return min(gaps, key=lambda direction: gaps[direction])
 
 
-def event_cues(text: str, said_at: int, tz: tzinfo) -> list[TimeCue]:
+def event_cues(text: str, said_at: int, tz: tzinfo, *, country: str | None = None
+               ) -> list[TimeCue]:
     """The time cues of ``text``, each grounded relative to ``said_at`` in the direction of its
     own clause's tense ("in June" said in May 2024: June 2023 in "we went to Rome in June",
     June 2024 in "we're going to Rome in June", the nearer June with no tense to go by).
@@ -173,17 +179,19 @@ def event_cues(text: str, said_at: int, tz: tzinfo) -> list[TimeCue]:
     one; ``detect_cues`` runs once per direction needed.
     """
     reference = datetime.fromtimestamp(said_at, tz=tz)
-    by_direction = {"past": detect_cues(text, reference)}
+    by_direction = {"past": detect_cues(text, reference, country=country)}
     chosen = []
     for index, cue in enumerate(by_direction["past"]):
         direction = tense_direction(text, cue.span)
         if direction not in by_direction:
-            by_direction[direction] = detect_cues(text, reference, direction=direction)
+            by_direction[direction] = detect_cues(text, reference, direction=direction,
+                                                  country=country)
         chosen.append(by_direction[direction][index])
     return chosen
 
 
-def ground_event_time(text: str, said_at: int, tz: tzinfo) -> TimeRange | None:
+def ground_event_time(text: str, said_at: int, tz: tzinfo, *, country: str | None = None
+                      ) -> TimeRange | None:
     """The narrowest time the text refers to, relative to when it was said and in the
     direction of its tense (``event_cues``).
 
@@ -193,7 +201,7 @@ def ground_event_time(text: str, said_at: int, tz: tzinfo) -> TimeRange | None:
     """
     grounded = [
         cue.range
-        for cue in event_cues(text, said_at, tz)
+        for cue in event_cues(text, said_at, tz, country=country)
         if cue.range is not None and cue.range.end - cue.range.start <= MAX_EVENT_DAYS * DAY
     ]
     if not grounded:
@@ -208,9 +216,11 @@ def turn_memory(
     participants: Sequence[str],
     *,
     tz: tzinfo,
+    country: str | None = None,
     event_times: bool = True,
 ) -> MemoryRecord:
-    event = ground_event_time(turn.text, turn.timestamp, tz) if event_times else None
+    event = (ground_event_time(turn.text, turn.timestamp, tz, country=country)
+             if event_times else None)
     return MemoryRecord(
         content=turn_content(turn),
         kind="turn",
@@ -240,6 +250,7 @@ def anchor_entry(
     *,
     conversation: str = "",
     participants: Sequence[str] = (),
+    country: str | None = None,
 ) -> MemoryRecord:
     """A memory (kind ``"extracted"``) from one entry of a reply (``extract.read_entry``);
     raises :class:`~.extract.EntryRejected`.
@@ -254,7 +265,8 @@ def anchor_entry(
     read = read_entry(entry)
     cited = cited_turns(read.source_turns, turns_by_label)
     spans = [session_spans[turn.id] for turn in cited]
-    event = entry_event_range(read.event_date, read.content, cited[0].timestamp, tz)
+    event = entry_event_range(read.event_date, read.content, cited[0].timestamp, tz,
+                              country=country)
     return MemoryRecord(
         content=read.content,
         kind="extracted",
@@ -307,19 +319,19 @@ def entry_persons(named: Sequence[object], cited: Sequence[Turn], participants: 
     return list(persons.values())
 
 
-def entry_event_range(event_date: str | None, content: str, said_at: int, tz: tzinfo
-                      ) -> TimeRange | None:
+def entry_event_range(event_date: str | None, content: str, said_at: int, tz: tzinfo, *,
+                      country: str | None = None) -> TimeRange | None:
     """When an entry's event happened: the day ``event_date`` names (``parse_event_day``);
     else the grounded time of the content (``ground_event_time``); else the grounded time of
     ``event_date`` itself (a month, a week); else None. All relative to ``said_at``."""
     if event_date:
-        day = parse_event_day(event_date, said_at, tz)
+        day = parse_event_day(event_date, said_at, tz, country=country)
         if day is not None:
             start = int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
             return TimeRange(start, start + DAY)
-    grounded = ground_event_time(content, said_at, tz)
+    grounded = ground_event_time(content, said_at, tz, country=country)
     if grounded is None and event_date:
-        grounded = ground_event_time(event_date, said_at, tz)
+        grounded = ground_event_time(event_date, said_at, tz, country=country)
     return grounded
 
 
@@ -328,9 +340,11 @@ _MIN_YEAR = 1900
 _MAX_YEARS_AHEAD = 10
 
 
-def parse_event_day(text: str, said_at: int, tz: tzinfo) -> date | None:
+def parse_event_day(text: str, said_at: int, tz: tzinfo, *, country: str | None = None
+                    ) -> date | None:
     """The single day ``text`` names ("2023-05-07", "7 May 2023", "yesterday" relative to
-    ``said_at``); None for anything wider (a month, a year), unreadable, or implausible."""
+    ``said_at``; a numeric "3/4/2024" in the order of the bank's ``country``); None for
+    anything wider (a month, a year), unreadable, or implausible."""
     reference = datetime.fromtimestamp(said_at, tz=tz)
     match = _ISO_DAY.match(text)
     if match:
@@ -340,7 +354,7 @@ def parse_event_day(text: str, said_at: int, tz: tzinfo) -> date | None:
             return None
     else:
         noon = reference.replace(hour=12, minute=0, second=0, microsecond=0, tzinfo=None)
-        day = _dateparser_day(text, noon)  # day granularity: one parser per day
+        day = _dateparser_day(text, noon, date_order(country))  # one parser per day
         if day is None:
             return None
     if day.year < _MIN_YEAR or day > reference.date() + timedelta(days=365 * _MAX_YEARS_AHEAD):
@@ -348,11 +362,11 @@ def parse_event_day(text: str, said_at: int, tz: tzinfo) -> date | None:
     return day
 
 
-def _dateparser_day(text: str, reference: datetime) -> date | None:
+def _dateparser_day(text: str, reference: datetime, order: str | None) -> date | None:
     if not any(ch.isalnum() for ch in text) or len(text) > 40:
         return None
     try:
-        data = _date_parser(reference.isoformat()).get_date_data(text)
+        data = _date_parser(reference.isoformat(), order).get_date_data(text)
     except Exception:  # dateparser has raised on odd input before; a hint is not worth a crash
         return None
     if data is None or data.date_obj is None or data.period not in ("day", "time"):
@@ -361,14 +375,14 @@ def _dateparser_day(text: str, reference: datetime) -> date | None:
 
 
 @lru_cache(maxsize=256)
-def _date_parser(reference_iso: str):
+def _date_parser(reference_iso: str, order: str | None):
     from dateparser.date import DateDataParser
 
-    return DateDataParser(
-        languages=["en"],
-        settings={
-            "RELATIVE_BASE": datetime.fromisoformat(reference_iso),
-            "PREFER_DATES_FROM": "past",
-            "RETURN_AS_TIMEZONE_AWARE": False,
-        },
-    )
+    settings = {
+        "RELATIVE_BASE": datetime.fromisoformat(reference_iso),
+        "PREFER_DATES_FROM": "past",
+        "RETURN_AS_TIMEZONE_AWARE": False,
+    }
+    if order is not None:
+        settings["DATE_ORDER"] = order.upper()
+    return DateDataParser(languages=["en"], settings=settings)

@@ -121,6 +121,7 @@ def run_extraction(
     embedder: Embedder | None,
     *,
     tz: tzinfo,
+    country: str | None = None,
     conversation_id: int | None = None,
     retry_failed: bool = False,
     window_size: int = DEFAULT_SIZE,
@@ -141,6 +142,7 @@ def run_extraction(
     stay pending for the next run). Never raises for what the model does; errors of the bank or
     the embedder propagate (the window being processed then stays pending, everything before it
     is committed). Each window's wall time (``clock``) feeds the bank's measured rate.
+    ``country`` is the bank's, for reading the dates in what was said (``anchor.event_cues``).
     """
     started = clock()
     report = ExtractionReport()
@@ -176,7 +178,8 @@ def run_extraction(
                                         store.turn_session_spans(cid))
         window_started = clock()
         window_report = _process_window(store, llm, embedder, loaded[window.conversation_id],
-                                        window, tz=tz, max_tokens=max_tokens, model=model)
+                                        window, tz=tz, country=country, max_tokens=max_tokens,
+                                        model=model)
         if window_report.status != "skipped":
             store.record_window_seconds(model, clock() - window_started)
         window_report.index, window_report.total = index, len(queue)
@@ -195,6 +198,7 @@ def _process_window(
     window: ExtractionWindow,
     *,
     tz: tzinfo,
+    country: str | None,
     max_tokens: int,
     model: str,
 ) -> WindowReport:
@@ -208,7 +212,7 @@ def _process_window(
         outcome = extract_window(llm, turns, max_tokens=max_tokens, tz=tz)
         calls, split, error = outcome.calls, outcome.split, outcome.error
         entries = outcome.entries or []
-    records, rejected = _anchor_all(entries, turns, conversation, tz)
+    records, rejected = _anchor_all(entries, turns, conversation, tz, country)
     if error is None and entries and not records:
         error = f"no valid entry ({len(rejected)} rejected; first: {rejected[0]})"
     vectors = None
@@ -235,7 +239,11 @@ def _process_window(
 
 
 def _anchor_all(
-    entries: Sequence[dict], turns: Sequence[Turn], conversation: _Conversation, tz: tzinfo
+    entries: Sequence[dict],
+    turns: Sequence[Turn],
+    conversation: _Conversation,
+    tz: tzinfo,
+    country: str | None,
 ) -> tuple[list[MemoryRecord], list[str]]:
     """Memories from a window's entries, one per distinct content; and the rejection reasons."""
     labels = turn_labels(turns)
@@ -245,7 +253,7 @@ def _anchor_all(
         try:
             record = anchor_entry(entry, labels, conversation.spans, tz,
                                   conversation=conversation.name,
-                                  participants=conversation.participants)
+                                  participants=conversation.participants, country=country)
         except EntryRejected as exc:
             rejected.append(str(exc))
             continue

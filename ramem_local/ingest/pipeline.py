@@ -44,17 +44,20 @@ def ingest_conversations(
     *,
     embedder: Embedder | None,
     tz: tzinfo,
+    country: str | None = None,
     kind: str = "chat",
     source: str | None = None,
     batch_size: int = DEFAULT_BATCH,
     event_times: bool = True,
     progress: Progress | None = None,
 ) -> IngestReport:
+    """Store the conversations' turns, one memory each; ``tz`` and ``country`` are the bank's
+    (they read the dates in what was said: ``anchor.ground_event_time``)."""
     started = time.perf_counter()
     report = IngestReport()
     for conversation in conversations:
         _ingest_one(store, conversation, embedder, tz, kind, source, batch_size, event_times,
-                    report, progress)
+                    report, progress, country=country)
         report.conversations += 1
     if embedder is not None:
         report.vectors_new += embed_missing(store, embedder, batch_size=batch_size)
@@ -73,6 +76,8 @@ def _ingest_one(
     event_times: bool,
     report: IngestReport,
     progress: Progress | None,
+    *,
+    country: str | None,
 ) -> None:
     with store.atomic():
         conversation_id = store.ensure_conversation(conversation.name, kind=kind, source=source)
@@ -87,7 +92,7 @@ def _ingest_one(
         batch = conversation.turns[start : start + batch_size]
         write_turn_batch(
             store, conversation_id, conversation.name, session_ids, session_spans, batch,
-            participants, embedder, tz, event_times, report,
+            participants, embedder, tz, event_times, report, country=country,
         )
         if progress is not None:
             progress(len(batch))
@@ -105,6 +110,8 @@ def write_turn_batch(
     tz: tzinfo,
     event_times: bool,
     report: IngestReport,
+    *,
+    country: str | None = None,
 ) -> None:
     report.turns_seen += len(turns)
     fresh = store.unstored_turns(conversation_id, turns)
@@ -112,7 +119,7 @@ def write_turn_batch(
         return
     records = [
         turn_memory(turn, conversation_name, session_spans[turn.session_ordinal], participants,
-                    tz=tz, event_times=event_times)
+                    tz=tz, country=country, event_times=event_times)
         for turn in fresh
     ]
     vectors = embedder.embed_documents([r.content for r in records]) if embedder else None

@@ -73,9 +73,12 @@ def build_frame(
     buffer_days: float = DEFAULT_BUFFER_DAYS,
     buffer_after_days: float | None = None,
     recent_days: int = DEFAULT_RECENT_DAYS,
+    country: str | None = None,
 ) -> RecallFrame:
+    """The frame of ``question`` relative to ``reference_time``; ``tz`` and ``country`` are the
+    bank's (day boundaries; numeric date order, holiday calendars, seasons' hemisphere)."""
     reference = datetime.fromtimestamp(reference_time, tz=tz)
-    cues = detect_cues(question, reference, timeline)
+    cues = detect_cues(question, reference, timeline, country=country)
     frame = RecallFrame(
         question=question,
         need=question,

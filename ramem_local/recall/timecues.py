@@ -3,8 +3,14 @@
 ``detect_cues(text, reference, timeline)`` finds every temporal expression in ``text`` with
 hand-written, named regular-expression rules and grounds each one to a half-open range of whole
 days ``[start, end)`` (Unix seconds; day boundaries are midnights in ``reference.tzinfo``, UTC
-when ``reference`` is naive). Detection depends on the text alone, so ``has_temporal_cue(text)``
-is exactly ``bool(detect_cues(text, any_reference))``.
+when ``reference`` is naive). Detection depends on the text alone (and, for an ambiguous numeric
+date, on the country's date order), so ``has_temporal_cue(text, country=c)`` is exactly
+``bool(detect_cues(text, any_reference, country=c))``.
+
+The country (``country=``, ISO 3166 alpha-2, a bank setting; see ``calendars``) decides the
+order of numeric dates ("5/8/2023": 8 May in the US, 5 August in GB; without a country an
+ambiguous one is no cue), which calendar a holiday comes from ("Thanksgiving" in CA) and the
+hemisphere of the seasons (AU: summer is December to February).
 
 Examples below are grounded against Thursday 2023-05-25. Weeks run Monday to Sunday; a weekend
 is Saturday and Sunday. "Most recent" means on or before the reference day.
@@ -22,6 +28,10 @@ weekend"). ``detect_cues(..., direction=...)`` picks it:
   else the closer of the past and the future one, in days from the reference day to its nearest
   day; a tie goes to the past one.
 
+A part of a recurring anchor ("the last week of May", "the first Monday in June", "the last
+Friday of the month", "the end of the summer") is directed as a whole: asked on 25 May (past),
+"the last weekend of May" is 27-28 May of *last* year, since this year's has not begun.
+
 Explicit cues ("last Friday", "next Friday", "2 days ago", full dates, "tomorrow") ignore the
 direction. An anchor of a composite rule is grounded in the same direction ("before June" said
 in May with ``future`` ends where the coming June starts), except the anchor of "since", which
@@ -37,10 +47,17 @@ rule                        example                            range
 =========================== ================================== ==================================
 date_dmy / date_mdy         8 May 2023, May 8th, 2023          that day (a leading weekday is
                                                                absorbed: "Monday, May 8, 2023")
+date_dmy (short)            14 Mar 23, 14-Mar-2023, 8 May '23  that day (two-digit year: see
+                                                               decisions)
 date_iso                    2023-05-08, 2023/05/08             that day
-date_numeric                05/08/2023, 5/8/23                 US month/day/year; day/month when
-                                                               the first number cannot be a month;
-                                                               two-digit years: 00-69 -> 20xx
+date_numeric                3/14/2023, 14.03.2023, 5/8/23      the only reading that is a date;
+                                                               else the country's order (m/d in
+                                                               the US, d/m in most others); no
+                                                               country or CA: no cue. Dots and
+                                                               dashes need a four-digit year
+month_numeric               2023-03, 2023/03, 03/2023          the month ("2011-12", "2019/20":
+                                                               no cue, a season of two years;
+                                                               "3/2023" needs a preposition)
 day_month / month_day (d)   7 May, 7th of May, May 7           most recent such day
 date_span (d without year)  May 8-10, 8-10 May 2023            those days
 day_of_month (d when bare)  on the 8th, the 8th of last month  most recent 8th (or that month's)
@@ -59,13 +76,17 @@ month_part (d without year) early May 2023, mid-May,           early/beginning/s
 year_part                   early 2023, the end of 2022        thirds: Jan-Apr, May-Aug, Sep-Dec;
                                                                halves: Jan-Jun, Jul-Dec
 year_span                   2021-2023, 2021 to 2023            both years inclusive
-decade                      the 1990s, the early 2000s         the decade (early 0-3, mid 4-6,
-                                                               late 7-9)
-year                        in 2022, 2022                      the year (see decisions)
+decade                      the 1990s, the early 2000s,        the decade (early 0-3, mid 4-6,
+                            the '90s, the 80s                  late 7-9)
+year                        in 2022, 2022, in '98, in two      the year (see decisions; words
+                            thousand nineteen, in twenty       and '98 need a preposition: "in",
+                            twenty-two                         "since", "of", ...)
 season_year                 summer 2022, the summer of 2022    meteorological seasons: spring
                                                                Mar-May, summer Jun-Aug, fall or
                                                                autumn Sep-Nov, winter Y = Dec Y to
-                                                               Feb Y+1
+                                                               Feb Y+1; six months later for a
+                                                               southern-hemisphere country (AU:
+                                                               summer Y = Dec Y to Feb Y+1)
 season_of_rel_year          the summer of last year            that year's season
 season_last/this/next       last summer, this winter           last: the most recent season that
                                                                ended before the reference day;
@@ -74,16 +95,39 @@ season_last/this/next       last summer, this winter           last: the most re
                                                                next: the first one starting after
 season (d)                  in the spring, over the summer     most recent season that started on
                                                                or before the reference day
-holiday_year / holiday_rel  Christmas 2022, last Halloween     fixed-date holidays (Christmas
-holiday (d)                 on/at/for/over Christmas           Eve/Day, New Year's Eve/Day,
-                                                               Halloween, Valentine's Day, July 4,
-                                                               Thanksgiving = 4th Thursday of Nov);
-                                                               bare: most recent; last: strictly
-                                                               before; next: strictly after
+holiday_year                Easter 2022, Christmas of 2021,    that year's holiday; its dates
+                            Black Friday 2021, Diwali '23      come from ``calendars`` (the
+holiday_of_rel_year         Thanksgiving last year             ``holidays`` package, Easter by
+holiday_{rel}               last Thanksgiving, this Christmas, ``dateutil``): fixed, movable,
+                            the upcoming Eid, the most recent  lunar and religious ones; last /
+                            Easter, the closest Christmas      most recent: the latest before
+                                                               the reference day; next /
+                                                               upcoming: the first after it;
+                                                               this: the reference year's;
+                                                               closest / nearest: the nearer
+holiday (d)                 at Easter, for Diwali, during      the occurrence the direction
+                            Ramadan, we spent Christmas at     picks; without a preposition
+                            ..., Memorial Day weekend          only when a verb, a preposition
+                                                               or punctuation follows
+                                                               ("Christmas tree": no cue);
+                                                               "X weekend": the weekend next to
+                                                               the holiday, stretched to it
+quarter_year                Q3 2022, the third quarter of      the quarter: Jan-Mar, Apr-Jun,
+                            2022, Q2'22, 2022-Q3               Jul-Sep, Oct-Dec
+quarter_of_rel_year         the third quarter of last year     that year's quarter
+quarter_last/this/next      last quarter, this quarter         the calendar quarter before /
+                                                               containing / after the reference
+                                                               day; not after "the" ("in the
+                                                               last quarter we scored": a game's)
+quarter (d)                 in Q3, the second quarter of the   the occurrence the direction
+                            year                               picks; "the third quarter" alone:
+                                                               no cue
 weekday_last                last Saturday                      most recent strictly before today
 weekday_this                this Monday                        that day of the current week
 weekday_next                next Friday                        first one strictly after today
 weekday (d)                 Tuesday, on Tuesday                most recent (today if Tuesday)
+weekday_ago                 two Saturdays ago, three Sundays   the Nth most recent such weekday
+                            back                               before the reference day
 today                       today, tonight, this morning       today
 yesterday / last_night      yesterday, last night              the day before the reference
 day_before_yesterday        the day before yesterday           two days before
@@ -97,19 +141,26 @@ period_before_last          the week before last               two periods back
 weekend (d)                 over/on/at the weekend             most recent Saturday-Sunday whose
                                                                Saturday is on or before today
                                                                ("plans for the weekend": no cue)
-past_n_units / past_unit    the past 3 days, past week,        the N days/weeks/months/years
-                            the last few months                before the reference day, today
-                                                               excluded ("past week" = 7 days)
+past_n_units / past_unit    the past 3 days, past week,        the N days/weeks/fortnights/
+                            the last few months, last 3        months/quarters/years before the
+                            weeks, the past 24 hours           reference day, today excluded
+                                                               ("past week" = 7 days; "the
+                                                               previous month" is month_last);
+                                                               N hours: the days they touch
 earlier_this / later_this   earlier this week, later this year [period start, end of today) /
                                                                [today, period end)
 period_part                 the end of last month,             part of that period (as month_part
-                            early next year, mid this week     and year_part; weeks: Mon-Tue,
-                                                               Wed-Thu, Fri-Sun)
+                            early next year, mid this week,    and year_part; weeks: Mon-Tue,
+                            the beginning of the year (d),     Wed-Thu, Fri-Sun; quarters: a
+                            the end of the month (d)           month each); with "the": the
+                                                               occurrence the direction picks
+                                                               ("the end of the year" asked in
+                                                               May: Sep-Dec of last year)
 n_units_ago                 two weeks ago, a few days ago,     N days: that day; N weeks: the
                             3 months ago, 2 hours ago,         Mon-Sun week containing today-7N;
-                            two weekends ago                   N weekends: that week's weekend;
-                                                               N months: that calendar month;
-                                                               N years: that calendar year;
+                            two weekends ago, a fortnight      N weekends: that week's weekend;
+                            ago, two quarters ago, three       N months / quarters / years: that
+                            years back                         calendar month / quarter / year;
                                                                hours/minutes: that day
 shift_before / shift_after  two days before 9 June 2023        the anchor's range moved N units
 period_before/after/of      the week before 9 June 2023        day: the day before/after; week:
@@ -120,9 +171,21 @@ period_before/after/of      the week before 9 June 2023        day: the day befo
 weekday_before / _after     the Sunday before Oct 25, 2022     that weekday strictly before the
                                                                anchor / first one after it
 nth_week / nth_weekend      the first weekend of June 2023,    nth week = days 7n-6..7n of the
-                            the last week of May               anchor; last week = its last 7
-                                                               days; nth weekend = the nth
-                                                               Saturday in it and the next day
+                            the last week of May, last week    anchor; last week = its last 7
+                            of August 2022, the first week of  days; nth weekend = the nth
+                            the year                           Saturday in it and the next day
+nth_day                     the last day of October, the       that day of the anchor
+                            first day of last month
+nth_weekday                 the second Sunday of May 2023,     the nth such weekday in the
+                            the first Friday of last month,    anchor, or its last one
+                            the last Friday of the month
+edge_days / edge_weeks      the first few days of June, the    the first / last N days or weeks
+                            last two weeks of December 2022    of the anchor
+part_of                     the end of the summer, late last   a part of any other anchor, by its
+                            summer, the beginning of Q3 2022   length: as a month, a quarter or
+                                                               a season (one month each), a
+                                                               year, a week; else thirds of its
+                                                               days
 before / after / since /    before June 2023, after May 8,     half-open ranges clipped to the
   until                     since 2020, until last week        timeline: before X -> [timeline
                                                                start, X start); after X -> [X end,
@@ -158,11 +221,21 @@ Decisions:
   as the season.
 * A bare year is a 4-digit 19xx/20xx number not glued to other digits, "-", "/", ":", "." or a
   currency sign. Without a preposition before it, a year followed by a plural-looking noun is a
-  count, not a year: "I have 2022 reasons" is not a cue; "In 2022 things changed" is.
+  count, not a year: "I have 2022 reasons" is not a cue; "In 2022 things changed" is. A number
+  after a label word ("room 1984", "flight 2020", "page 1999") or before a unit or document word
+  ("the 2000 invoice", "2000 km") is not a year, nor is one after 2050 without a preposition
+  ("Cyberpunk 2077"; "in 2077" is). A title ending in a plausible year ("Blade Runner 2049") is
+  still read as one.
+* Two-digit years ("5/8/23", "'98", "14 Mar 23", "the '90s") are in the century that puts them
+  within ten years after the reference year or 89 years before it: said in 2023, "'33" is 2033,
+  "'34" is 1934 and "5/8/69" is 1969.
 * Clock times ("at 5 pm", "10:30") are not cues; neither are question words ("when", "how long",
-  "what time") nor "how long ago" / "how many years ago". Weekday abbreviations ("Sat") and
-  dotted dates ("8.5.2023") are not read; a bare "the 8th" needs "on" and a following
-  punctuation mark ("on the 3rd floor" is not a cue).
+  "what time") nor "how long ago" / "how many years ago". Weekday abbreviations ("Sat") are not
+  read; dotted and dashed numeric dates need a four-digit year ("Python 3.10.12", "1.2.23" are
+  no dates); a bare "the 8th" needs "on" and a following punctuation mark ("on the 3rd floor" is
+  not a cue).
+* Holiday names that are also other words are cues only when capitalised ("Eid", "Holi",
+  "Spring Festival"); "Easter Island" is a place.
 * An anchor (the X in "before X", "the week after X", "between X and Y") is the longest closed
   cue starting right after the keyword; "last weekend before X" reads as "the weekend before X".
 * Vague counts: a/an/one = 1, a couple (of) = 2, a few / few = 3, several = 4, a dozen = 12.
@@ -176,16 +249,28 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
 from ..types import TimeCue, TimeRange
+from .calendars import (
+    CAPITALISED_ONLY,
+    HOLIDAY_PATTERN,
+    HOLIDAY_WORDS,
+    date_order,
+    holiday_key,
+    holiday_occurrences,
+    is_southern,
+    normal_country,
+)
 
 Days = tuple[date, date]
 Grounder = Callable[[re.Match[str], "_Context"], "Days | None"]
 Combiner = Callable[[re.Match[str], list[Days], "_Context"], "Days | None"]
 Acceptor = Callable[[re.Match[str]], bool]
+# An acceptor that also reads the date order of the bank's country ("mdy", "dmy" or None).
+OrderAcceptor = Callable[[re.Match[str], "str | None"], bool]
 
 _FLAGS = re.IGNORECASE | re.ASCII
 _DAY = timedelta(days=1)
@@ -200,6 +285,7 @@ _MONTH_NUMBERS = {
 }  # fmt: skip
 _AMBIGUOUS_MONTHS = frozenset({"may", "march", "mar"})
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+# Meteorological seasons of the northern hemisphere; six months later in the southern one.
 _SEASON_START = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 _NUMBER_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -211,11 +297,27 @@ _NUMBER_WORDS = {
     "a dozen": 12, "dozen": 12,
 }  # fmt: skip
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
-             "4th": 4, "last": -1}  # fmt: skip
+             "4th": 4, "fifth": 5, "5th": 5, "last": -1, "final": -1}  # fmt: skip
 _YEAR_PREPOSITIONS = frozenset(
     "in of since during from until till before after by through around circa year early late "
     "mid and or to summer winter spring fall autumn".split()
 )
+# A number right after one of these is a label, not a year: "room 1984", "flight 2020".
+_LABEL_WORDS = frozenset(
+    "room flight bus route apartment apt suite unit page chapter exit gate platform track "
+    "number no nr invoice order ticket model version code pin zip area highway interstate "
+    "channel item part serial account case file form line level lot station street avenue "
+    "road table seat row box block batch aisle terminal tower floor building house phone ext "
+    "extension id ref reference patch build episode ep issue vol volume season".split()
+)
+# ... and so is a number right before one of these: "the 2000 invoice", "2000 km".
+_UNIT_WORDS = frozenset(
+    "invoice bill receipt order payment deposit fee account km kg mi mph lb lbs ft cc rpm kcal "
+    "mg ml mm cm gb mb kb tb usd eur gbp euro dollar pound rupee yen yuan word step point "
+    "calorie".split()
+)
+# A bare year further ahead than this needs a preposition ("in 2077", not "Cyberpunk 2077").
+_FAR_YEAR = 2050
 _S_VERBS = frozenset(
     "was is has does seems feels looks goes comes marks means brings starts ends proves remains "
     "sees gets gives turns promises kicks begins".split()
@@ -226,10 +328,13 @@ _MON_FULL = "january|february|march|april|may|june|july|august|september|october
 _MON_ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
 MON = rf"(?P<mon>\b(?:(?:{_MON_FULL})\b|(?:{_MON_ABBR})\b(?:\.(?=\s*\d))?))"
 DAY_OF_MONTH = r"(?<![\d:/.])\b(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b"
-YEAR = r"(?P<year>(?:19|20)\d\d)(?![\d%])"
+# A year: four digits, or two after an apostrophe ("May '23"; the century is the one that puts
+# it within ten years after the reference year or 89 before it).
+YEAR = r"(?P<year>(?:19|20)\d\d|['\u2019]\d\d)(?![\d%])"
 YEAR_SEP = r"(?:,\s*|\s+)"
 NO_YEAR_AFTER = (
-    r"(?!,?\s*(?:of\s+)?(?:19|20)\d\d(?!\d))(?!,?\s+(?:of\s+)?(?:last|this|next)\s+year\b)"
+    r"(?!,?\s*(?:of\s+)?(?:(?:19|20)\d\d|['\u2019]\d\d)(?!\d))"
+    r"(?!,?\s+(?:of\s+)?(?:last|this|next)\s+year\b)"
 )
 BARE_YEAR = r"(?<![\w$#./:-])(?<!\d,)(?P<year>(?:19|20)\d\d)(?![\w%/:-])(?![.,]\d)"
 WD = r"(?P<wd>\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b"
@@ -239,33 +344,37 @@ NOT_SEASON_NOUN = (
     r"(?![-\s]+(?:rolls?|water|onions?|mattress|chicken|salad|greens?)\b)"
     r"(?!\s+of\s+(?!(?:19|20)\d\d\b|last\b|this\b|next\b))"
 )
-REL = r"(?P<rel>last|this\s+past|this\s+coming|this|next|coming)"
-REL_OR_PAST = r"(?P<rel>last|this\s+past|past|this\s+coming|this|next|coming)"
+REL = r"(?P<rel>last|this\s+past|this\s+coming|this|next|coming|upcoming|previous)"
+REL_OR_PAST = r"(?P<rel>last|this\s+past|past|this\s+coming|this|next|coming|upcoming|previous)"
 _NUM_ALTERNATIVES = sorted(_NUMBER_WORDS, key=len, reverse=True)
 NUM = r"(?P<n>\d{1,4}|" + "|".join(w.replace(" ", r"\s+") for w in _NUM_ALTERNATIVES) + r")\b"
 PART = (
     r"(?:(?P<part>early|mid|late)(?:-|\s+)(?:in\s+)?"
-    r"|(?:the\s+)?(?P<part2>beginning|start|middle|end|first\s+half|second\s+half)\s+of\s+)"
+    r"|(?:the\s+)?(?:very\s+)?(?P<part2>beginning|start|middle|end|first\s+half|second\s+half)"
+    r"\s+of\s+)"
 )
-HOLIDAY = (
-    r"(?P<hol>christmas\s+eve|christmas(?:\s+day)?|new\s+year['\u2019]?s\s+eve"
-    r"|new\s+year['\u2019]?s(?:\s+day)?|new\s+year(?!['\u2019]|\s+resolution)"
-    r"|halloween|valentine['\u2019]?s(?:\s+day)?|thanksgiving(?:\s+day)?|independence\s+day"
-    r"|the\s+fourth\s+of\s+july)\b"
+HOLIDAY = r"(?P<hol>" + HOLIDAY_PATTERN + r")\b(?:\s+(?P<hweekend>weekend)\b)?"
+# A quarter: "Q3" (a capital Q) or "the third quarter".
+QUARTER = (
+    r"(?:(?-i:\bQ)(?P<q>[1-4])\b"
+    r"|\b(?:the\s+)?(?P<qord>first|second|third|fourth|last|final|1st|2nd|3rd|4th)[-\s]+"
+    r"quarter\b)"
 )
+_UNITS = "day|week|fortnight|month|quarter|year"
 
 # Families of trigger words: a rule runs only when every family it needs occurs in the text.
 _FAMILY_WORDS = {
     "month": set(_MONTH_NUMBERS),
-    "weekday": set(_WEEKDAYS),
+    "weekday": set(_WEEKDAYS) | {day + "s" for day in _WEEKDAYS},
     "season": set(_SEASON_START),
-    "holiday": {"christmas", "new", "halloween", "valentine", "valentines", "thanksgiving",
-                "independence", "fourth"},
+    "holiday": set(HOLIDAY_WORDS),
+    "quarter": {"quarter", "quarters", "q"},
+    "yearword": {"thousand", "twenty", "nineteen"},
     "dayword": {"today", "tonight", "yesterday", "tomorrow", "night", "morning", "afternoon",
                 "evening"},
-    "unit": {"day", "days", "week", "weeks", "weekend", "weekends", "month", "months", "year",
-             "years"},
-    "ago": {"ago"},
+    "unit": {"day", "days", "week", "weeks", "weekend", "weekends", "fortnight", "fortnights",
+             "month", "months", "quarter", "quarters", "year", "years", "hour", "hours"},
+    "ago": {"ago", "back"},
     "open": {"before", "after", "since", "until", "till", "prior", "up"},
     "deadline": {"by", "as"},
     "between": {"between", "from"},
@@ -273,7 +382,8 @@ _FAMILY_WORDS = {
               "recent", "then", "day", "time", "late"},
     "part": {"early", "mid", "late", "beginning", "start", "middle", "end", "first", "second",
              "earlier", "later"},
-    "rel": {"last", "this", "next", "past", "previous", "coming"},
+    "rel": {"last", "this", "next", "past", "previous", "coming", "upcoming", "recent",
+            "latest", "closest", "nearest"},
 }  # fmt: skip
 _TOKEN_FAMILIES: dict[str, set[str]] = {}
 for _family, _words in _FAMILY_WORDS.items():
@@ -282,7 +392,7 @@ for _family, _words in _FAMILY_WORDS.items():
 _WORD = re.compile(r"[A-Za-z]+")
 _DIGIT = re.compile(r"[0-9]")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)", re.ASCII)
-_YEAR_IN = re.compile(r"\b(?:19|20)\d\d\b")
+_YEAR_IN = re.compile(r"\b(?:19|20)\d\d\b|(?<![\w'\u2019])['\u2019]\d\d\b")
 _PREVIOUS_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]+)\s+$", re.ASCII)
 
 
@@ -294,6 +404,7 @@ class _Context:
     lo: date
     hi: date
     direction: str = "past"
+    country: str | None = None  # the bank's country: holiday calendars, seasons' hemisphere
 
 
 @dataclass(frozen=True)
@@ -306,8 +417,12 @@ class _Rule:
     combine: Combiner | None = None
     joiner: re.Pattern[str] | None = None
     refuses: frozenset[str] = frozenset()  # anchor rules a composite does not take
+    accept_in: OrderAcceptor | None = None  # an acceptor that reads the date order
+    anchor_for: frozenset[str] = frozenset()  # the composites it anchors (empty: all)
 
-    def accepts(self, match: re.Match[str]) -> bool:
+    def accepts(self, match: re.Match[str], order: str | None = None) -> bool:
+        if self.accept_in is not None:
+            return self.accept_in(match, order)
         return self.accept is None or self.accept(match)
 
     def name_for(self, match: re.Match[str]) -> str:
@@ -337,11 +452,15 @@ def _rule(
     needs: str,
     *,
     accept: Acceptor | None = None,
+    accept_in: OrderAcceptor | None = None,
     anchor: bool = False,
+    anchor_for: str = "",
     detect: bool = True,
     vague: bool = False,
 ) -> Callable[[Grounder], Grounder]:
-    """Register a rule; its grounder is the decorated function (vague rules ground to None)."""
+    """Register a rule; its grounder is the decorated function (vague rules ground to None).
+    ``accept_in`` is an acceptor that also reads the date order of the bank's country;
+    ``anchor_for`` names the only composites an anchor completes (default: all)."""
 
     def register(ground: Grounder) -> Grounder:
         rule = _Rule(
@@ -350,6 +469,8 @@ def _rule(
             frozenset(needs.split()),
             None if vague else ground,
             accept,
+            accept_in=accept_in,
+            anchor_for=frozenset(anchor_for.split()),
         )
         if detect:
             _RULES.append(rule)
@@ -388,12 +509,17 @@ def _year_range(year: int) -> Days:
     return date(year, 1, 1), date(year + 1, 1, 1)
 
 
+def _quarter_range(year: int, quarter: int) -> Days:
+    first = date(year, 3 * quarter - 2, 1)
+    return first, _add_months(first, 3)
+
+
 def _week_start(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
 
 def _period(unit: str, day: date) -> Days:
-    """The calendar week, weekend, month or year containing ``day``."""
+    """The calendar week, weekend, month, quarter or year containing ``day``."""
     if unit == "week":
         start = _week_start(day)
         return start, start + timedelta(days=7)
@@ -402,6 +528,8 @@ def _period(unit: str, day: date) -> Days:
         return saturday, saturday + timedelta(days=2)
     if unit == "month":
         return _month_range(day.year, day.month)
+    if unit == "quarter":
+        return _quarter_range(day.year, (day.month - 1) // 3 + 1)
     return _year_range(day.year)
 
 
@@ -414,6 +542,8 @@ def _shift(day: date, unit: str, count: int) -> date:
         return day + timedelta(days=14 * count)
     if unit == "month":
         return _add_months(day, count)
+    if unit == "quarter":
+        return _add_months(day, 3 * count)
     if unit == "decade":
         return _add_months(day, 120 * count)
     return _add_months(day, 12 * count)
@@ -427,13 +557,9 @@ def _recent_month_year(today: date, month: int) -> int:
     return today.year if month <= today.month else today.year - 1
 
 
-def _directed(ctx: _Context, occurrence: Callable[[int], Days], around: int, reach: int) -> Days:
-    """The occurrence of a recurring time (a yearless date, a bare month, a weekday, ...) that
-    the context's direction asks for.
-
-    ``occurrence(k)`` is the k-th occurrence (k a year, a month index or a week offset), later
-    for a larger k; ``around - reach .. around + reach`` must cover the reference day. An
-    occurrence the calendar cannot hold (Feb 29 of 2023, the year 10000) raises and is skipped.
+def _choose(ctx: _Context, occurrences: Iterable[Days], direction: str | None = None) -> Days:
+    """The occurrence of a recurring time that the direction (the context's by default) asks
+    for, among ``occurrences`` (in time order, together covering the reference day):
 
     * past: the latest one that started on or before the reference day (one containing it
       counts);
@@ -441,21 +567,18 @@ def _directed(ctx: _Context, occurrence: Callable[[int], Days], around: int, rea
     * nearest: the one containing the reference day, else the closer of those two, counted in
       days from the reference day to its nearest day; a tie goes to the past one.
     """
+    direction = direction or ctx.direction
     today = ctx.today
     past: Days | None = None
     future: Days | None = None
-    for k in range(around - reach, around + reach + 1):
-        try:
-            days = occurrence(k)
-        except (ValueError, OverflowError):
-            continue
+    for days in occurrences:
         if days[0] <= today:
             past = days
         if future is None and days[1] > today:
             future = days
-    if ctx.direction == "past" or (ctx.direction == "nearest" and future is None):
+    if direction == "past" or (direction == "nearest" and future is None):
         chosen = past
-    elif ctx.direction == "future" or past is None:
+    elif direction == "future" or past is None:
         chosen = future
     elif past[1] > today:
         chosen = past
@@ -465,8 +588,25 @@ def _directed(ctx: _Context, occurrence: Callable[[int], Days], around: int, rea
         future_gap = (future[0] - today).days
         chosen = future if future_gap < past_gap else past
     if chosen is None:
-        raise ValueError(f"no occurrence {ctx.direction} of {today}")
+        raise ValueError(f"no occurrence {direction} of {today}")
     return chosen
+
+
+def _directed(ctx: _Context, occurrence: Callable[[int], Days], around: int, reach: int) -> Days:
+    """The occurrence of a recurring time (a yearless date, a bare month, a weekday, ...) that
+    the context's direction asks for (``_choose``).
+
+    ``occurrence(k)`` is the k-th occurrence (k a year, a month index or a week offset), later
+    for a larger k; ``around - reach .. around + reach`` must cover the reference day. An
+    occurrence the calendar cannot hold (Feb 29 of 2023, the year 10000) raises and is skipped.
+    """
+    occurrences = []
+    for k in range(around - reach, around + reach + 1):
+        try:
+            occurrences.append(occurrence(k))
+        except (ValueError, OverflowError):
+            continue
+    return _choose(ctx, occurrences)
 
 
 def _saturday_on_or_after(day: date) -> date:
@@ -477,8 +617,17 @@ def _sunday_before(day: date) -> date:
     return day - timedelta(days=(day.weekday() - 6 - 1) % 7 + 1)
 
 
-def _season_range(season: str, year: int) -> Days:
-    start = date(year, _SEASON_START[season], 1)
+def _season_start_month(season: str, ctx: _Context) -> int:
+    """The month a season starts in: meteorological seasons, shifted by six months in the
+    southern hemisphere (the bank's country)."""
+    month = _SEASON_START[season]
+    return (month + 5) % 12 + 1 if is_southern(ctx.country) else month
+
+
+def _season_range(season: str, year: int, ctx: _Context) -> Days:
+    """The season of ``year``; a season that starts in December runs into the next year
+    (winter 2022 = Dec 2022 - Feb 2023 in the north, summer 2022 in the south)."""
+    start = date(year, _season_start_month(season, ctx), 1)
     return start, _add_months(start, 3)
 
 
@@ -491,19 +640,37 @@ _PART_DAYS = {
 _PART_MONTHS = {
     "year": {"early": (0, 4), "mid": (4, 8), "late": (8, 12), "first_half": (0, 6),
              "second_half": (6, 12)},
+    "quarter": {"early": (0, 1), "mid": (1, 2), "late": (2, 3)},
     "decade": {"early": (0, 48), "mid": (48, 84), "late": (84, 120), "first_half": (0, 60),
                "second_half": (60, 120)},
 }  # fmt: skip
 
 
 def _part_of(days: Days, unit: str, part: str) -> Days:
-    """early / mid / late / first_half / second_half of a week, month, year or decade."""
+    """early / mid / late / first_half / second_half of a week, month, quarter, year or decade
+    (the halves of a quarter are split at its middle day)."""
     start, end = days
     if unit in _PART_DAYS:
         first, last = _PART_DAYS[unit][part]
         return start + timedelta(days=first), end if last is None else start + timedelta(days=last)
+    if part not in _PART_MONTHS[unit]:
+        middle = start + (end - start) // 2
+        return (start, middle) if part == "first_half" else (middle, end)
     first, last = _PART_MONTHS[unit][part]
     return _add_months(start, first), _add_months(start, last)
+
+
+def _unit_of(days: Days) -> str | None:
+    """The calendar unit a range is as long as, for taking a part of it: a week, a month, a
+    quarter (or a season), a year; None for anything else."""
+    start, end = days
+    length = (end - start).days
+    if length == 7:
+        return "week"
+    months = (end.year - start.year) * 12 + end.month - start.month
+    if start.day != end.day:
+        return None
+    return {1: "month", 3: "quarter", 12: "year"}.get(months)
 
 
 # Reading matched text.
@@ -514,7 +681,8 @@ _CANONICAL_REL = {
     "the": "this", "next": "next", "coming": "next", "this coming": "next", "before": "before",
     "prior to": "before", "earlier than": "before", "after": "after", "following": "after",
     "later than": "after", "since": "since", "ever since": "since", "until": "until",
-    "till": "until", "up until": "until",
+    "till": "until", "up until": "until", "upcoming": "next", "most recent": "last",
+    "latest": "last", "closest": "nearest", "nearest": "nearest",
 }  # fmt: skip
 
 
@@ -548,14 +716,34 @@ def _unit(match: re.Match[str]) -> str:
     return match.group("unit").lower()
 
 
-def _two_digit_year(text: str) -> int:
-    value = int(text)
-    if len(text) == 4:
-        return value
-    return 2000 + value if value < 70 else 1900 + value
+def _year(match: re.Match[str], ctx: _Context, group: str = "year") -> int:
+    """The year a match names: four digits as written; two digits ("'23", "5/8/23") in the
+    century that puts it within ten years after the reference year or 89 years before it
+    ("'33" said in 2023 is 2033, "'34" is 1934, "'69" is 1969)."""
+    digits = match.group(group).lstrip("'\u2019")
+    if len(digits) == 4:
+        return int(digits)
+    latest = ctx.today.year + 10
+    return latest - (latest - int(digits)) % 100
 
 
-# Acceptors (text only, so detection never depends on the reference).
+def _check_year(text: str) -> int:
+    """A year to check a day against (Feb 29) before the century is known: 20xx."""
+    digits = text.lstrip("'\u2019")
+    return int(digits) if len(digits) == 4 else 2000 + int(digits)
+
+
+def _quarter(match: re.Match[str]) -> int:
+    """The quarter a match names: "Q3" (group ``q``) or "the third quarter" (group ``qord``)."""
+    groups = match.groupdict()
+    if groups.get("q"):
+        return int(groups["q"])
+    nth = _ORDINALS[groups["qord"].lower()]
+    return 4 if nth < 0 else nth
+
+
+# Acceptors (text only, and the date order of the bank's country, so detection never depends
+# on the reference).
 
 
 def _month_word_ok(match: re.Match[str]) -> bool:
@@ -571,7 +759,7 @@ def _day_fits_month(match: re.Match[str]) -> bool:
     month = _month(match)
     day = int(match.group("day"))
     year = match.groupdict().get("year")
-    limit = _days_in_month(int(year), month) if year else _days_in_month(2000, month)
+    limit = _days_in_month(_check_year(year) if year else 2000, month)
     return day <= limit
 
 
@@ -590,25 +778,94 @@ def _iso_ok(match: re.Match[str]) -> bool:
     return int(match.group("day")) <= _days_in_month(year, month)
 
 
-def _numeric_parts(match: re.Match[str]) -> tuple[int, int, int] | None:
+def _numeric_month_day(match: re.Match[str], order: str | None) -> tuple[int, int] | None:
+    """(month, day) of a numeric date ("3/14/2023", "14.03.2023", "5/8/23"): the only reading
+    that is a date, or, when both are ("5/8/2023"), the one of the country's date order; None
+    when neither is, or both are and the order is not known."""
     first, second = int(match.group("a")), int(match.group("b"))
-    year = _two_digit_year(match.group("y"))
-    for month, day in ((first, second), (second, first)):
-        if 1 <= month <= 12 and 1 <= day <= _days_in_month(year, month):
-            return year, month, day
-    return None
+    year = _check_year(match.group("y"))
+    readings = [
+        (month, day)
+        for month, day in ((first, second), (second, first))
+        if 1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)
+    ]
+    if len(readings) == 2 and first != second:
+        if order is None:
+            return None
+        return readings[0] if order == "mdy" else readings[1]
+    return readings[0] if readings else None
+
+
+def _numeric_ok(match: re.Match[str], order: str | None) -> bool:
+    if match.group("sep") != "/" and len(match.group("y")) != 4:
+        return False  # "1.2.23", "12-05-23": versions and codes as often as dates
+    return _numeric_month_day(match, order) is not None
+
+
+def _year_month_ok(match: re.Match[str]) -> bool:
+    """"2023-03" is March 2023, "2011-12" the years 2011 and 2012 (a season, a school year)."""
+    return int(match.group("month")) != int(match.group("year")) % 100 + 1
+
+
+def _month_year_ok(match: re.Match[str]) -> bool:
+    """"03/2023" is March 2023; "3/2023" only after a preposition ("a 1/2000 chance")."""
+    return len(match.group("month")) == 2 or _after_preposition(match)
 
 
 def _holiday_ok(match: re.Match[str]) -> bool:
     word = match.group("hol")
-    return not re.fullmatch(r"new\s+year", word, _FLAGS) or word[0] == "N"
+    if re.fullmatch(r"new\s+year", word, _FLAGS) and word[0] != "N":
+        return False
+    return holiday_key(word) not in CAPITALISED_ONLY or word[0].isupper()
 
 
-def _year_ok(match: re.Match[str]) -> bool:
+# Words after which a holiday named without a preposition is a time ("we spent Christmas at my
+# parents'", "Easter was early"), not a modifier ("Christmas tree", "Thanksgiving traditions").
+_AFTER_BARE_HOLIDAY = frozenset(
+    "at in on with was were is will would and or but we i you they he she it this last next "
+    "that together again here there then to from morning evening night eve day weekend "
+    "week".split()
+)
+
+
+def _bare_holiday_ok(match: re.Match[str]) -> bool:
+    if not _holiday_ok(match):
+        return False
+    following = match.string[match.end() :].lstrip(" ")
+    if not following or not following[0].isalnum():
+        return not following.startswith(("'", "\u2019", "-"))
+    word = _WORD.match(following)
+    return word is not None and word.group(0).lower() in _AFTER_BARE_HOLIDAY
+
+
+def _holiday_in_text_ok(match: re.Match[str]) -> bool:
+    """A holiday after a preposition ("for Diwali"), or without one followed by a verb, a
+    preposition or punctuation ("we spent Christmas at ...")."""
+    return _holiday_ok(match) if match.group("hprep") else _bare_holiday_ok(match)
+
+
+def _after_preposition(match: re.Match[str]) -> bool:
+    previous = _PREVIOUS_WORD.search(match.string, max(0, match.start() - 40), match.start())
+    return previous is not None and previous.group(1).lower() in _YEAR_PREPOSITIONS
+
+
+def _is_year(match: re.Match[str], value: int) -> bool:
+    """Whether a number (or spelled-out number) that could be a year is one: not a count ("I
+    have 2022 reasons"), not a label ("room 1984", "the 2000 invoice", "2000 km"), and not a
+    far-future number without a preposition ("Cyberpunk 2077"; "in 2077" is a year)."""
+    previous = _PREVIOUS_WORD.search(match.string, max(0, match.start() - 40), match.start())
+    previous_word = previous.group(1).lower() if previous is not None else ""
+    if previous_word in _LABEL_WORDS:
+        return False
+    after_preposition = previous_word in _YEAR_PREPOSITIONS
+    if value > _FAR_YEAR and not after_preposition:
+        return False
     following = _NEXT_WORD.match(match.string, match.end())
     if following is None:
         return True
     word = following.group(1)
+    if word.lower() in _UNIT_WORDS and not after_preposition:
+        return False
     plural_noun = (
         word.islower()
         and len(word) > 3
@@ -616,10 +873,11 @@ def _year_ok(match: re.Match[str]) -> bool:
         and not word.endswith("ss")
         and word not in _S_VERBS
     )
-    if not plural_noun:
-        return True
-    previous = _PREVIOUS_WORD.search(match.string, max(0, match.start() - 40), match.start())
-    return previous is not None and previous.group(1).lower() in _YEAR_PREPOSITIONS
+    return not plural_noun or after_preposition
+
+
+def _year_ok(match: re.Match[str]) -> bool:
+    return _is_year(match, int(match.group("year")))
 
 
 # Dates.
@@ -639,8 +897,23 @@ def _year_ok(match: re.Match[str]) -> bool:
     accept=_day_fits_month,
     anchor=True,
 )
+@_rule(
+    "date_dmy",
+    DAY_OF_MONTH + r"-" + MON + r"-(?P<year>(?:19|20)\d\d|\d\d)(?![\w-])",
+    "month digit",
+    accept=_day_fits_month,
+    anchor=True,
+)
+@_rule(
+    "date_dmy",
+    DAY_OF_MONTH + r"\s+" + MON + r"\s+(?P<year>\d\d)(?![\w'\u2019%:/-]|[.,]\d)"
+    r"(?!\s*[ap]\.?m\b)(?!\s+[a-z])",
+    "month digit",
+    accept=_day_fits_month,
+    anchor=True,
+)
 def _ground_full_date(match: re.Match[str], ctx: _Context) -> Days:
-    return _single_day(date(int(match.group("year")), _month(match), int(match.group("day"))))
+    return _single_day(date(_year(match, ctx), _month(match), int(match.group("day"))))
 
 
 @_rule(
@@ -658,14 +931,35 @@ def _ground_iso(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "date_numeric",
-    r"(?<![\w/.-])(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>(?:19|20)\d\d|\d\d)(?![\w/])",
+    r"(?<![\w/.-])(?P<a>\d{1,2})(?P<sep>[/.-])(?P<b>\d{1,2})(?P=sep)(?P<y>(?:19|20)\d\d|\d\d)"
+    r"(?![\w/-]|\.\d)",
     "digit",
-    accept=lambda m: _numeric_parts(m) is not None,
+    accept_in=_numeric_ok,
     anchor=True,
 )
 def _ground_numeric(match: re.Match[str], ctx: _Context) -> Days | None:
-    parts = _numeric_parts(match)
-    return None if parts is None else _single_day(date(*parts))
+    month_day = _numeric_month_day(match, date_order(ctx.country))
+    if month_day is None:
+        return None
+    return _single_day(date(_year(match, ctx, "y"), *month_day))
+
+
+@_rule(
+    "month_numeric",
+    r"(?<![\w/.-])(?P<year>(?:19|20)\d\d)[-/](?P<month>0[1-9]|1[0-2])(?![\w/.-]|\.\d)",
+    "digit",
+    accept=_year_month_ok,
+    anchor=True,
+)
+@_rule(
+    "month_numeric",
+    r"(?<![\w/.$-])(?P<month>0?[1-9]|1[0-2])/(?P<year>(?:19|20)\d\d)(?![\w/.-]|\.\d)",
+    "digit",
+    accept=_month_year_ok,
+    anchor=True,
+)
+def _ground_month_numeric(match: re.Match[str], ctx: _Context) -> Days:
+    return _month_range(int(match.group("year")), int(match.group("month")))
 
 
 @_rule(
@@ -693,7 +987,7 @@ def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
     month, first, last = _month(match), int(match.group("day")), int(match.group("day2"))
     length = timedelta(days=last - first + 1)
     if match.group("year"):
-        start = date(int(match.group("year")), month, first)
+        start = date(_year(match, ctx), month, first)
         return start, start + length
 
     def span_in(year: int) -> Days:
@@ -748,7 +1042,7 @@ def _ground_day_of_month(match: re.Match[str], ctx: _Context) -> Days:
     anchor=True,
 )
 def _ground_month_year(match: re.Match[str], ctx: _Context) -> Days:
-    return _month_range(int(match.group("year")), _month(match))
+    return _month_range(_year(match, ctx), _month(match))
 
 
 @_rule(
@@ -798,7 +1092,8 @@ def _ground_month_part(match: re.Match[str], ctx: _Context) -> Days:
     month, part = _month(match), _normal_part(match)
     year = match.group("year")
     if year or ctx.direction == "past":
-        whole = _month_range(int(year) if year else _recent_month_year(ctx.today, month), month)
+        whole = _month_range(_year(match, ctx) if year else _recent_month_year(ctx.today, month),
+                             month)
         return _part_of(whole, "month", part)
     return _directed(
         ctx, lambda y: _part_of(_month_range(y, month), "month", part), ctx.today.year, 1
@@ -836,16 +1131,82 @@ def _ground_year_span(match: re.Match[str], ctx: _Context) -> Days:
     "digit",
     anchor=True,
 )
+@_rule(
+    "decade",
+    r"(?:\bthe\s+(?:(?P<part>early|mid|late)(?:-|\s+))?['\u2019]?|(?<![\w'\u2019])['\u2019])"
+    r"(?P<dec>[1-9]0)['\u2019]?s\b",
+    "digit",
+    anchor=True,
+)
 def _ground_decade(match: re.Match[str], ctx: _Context) -> Days:
-    start = int(match.group("dec"))
+    """A decade: "the 1990s", "the early 2000s"; two digits ("the '90s", "the 80s") in the
+    century that puts its start within ten years after the reference year or 89 before."""
+    start = _year(match, ctx, "dec")
     whole = date(start, 1, 1), date(start + 10, 1, 1)
     part = match.group("part")
     return _part_of(whole, "decade", part.lower()) if part else whole
 
 
 @_rule("year", BARE_YEAR, "digit", accept=_year_ok, anchor=True)
+@_rule(
+    "year",
+    r"(?<![\w'\u2019])['\u2019](?P<year>\d\d)\b(?!['\u2019])",
+    "digit",
+    accept=_after_preposition,
+    anchor=True,
+)
 def _ground_year(match: re.Match[str], ctx: _Context) -> Days:
-    return _year_range(int(match.group("year")))
+    return _year_range(_year(match, ctx))
+
+
+_ONES = ("one two three four five six seven eight nine").split()
+_TEENS = ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+          "nineteen").split()
+_TENS = ("twenty thirty forty fifty sixty seventy eighty ninety").split()
+_ONES_PATTERN = "|".join(_ONES)
+_TENS_PATTERN = rf"(?:{'|'.join(_TENS)})(?:[-\s]+(?:{_ONES_PATTERN}))?"
+# The last two digits of a year in words: "nineteen", "ninety-nine", "oh five".
+_TWO_DIGITS = rf"(?:{'|'.join(_TEENS)}|{_TENS_PATTERN}|oh[-\s]+(?:{_ONES_PATTERN}))"
+
+
+def _two_digit_words(text: str) -> int:
+    words = [w for w in re.split(r"[-\s]+", text.lower()) if w != "oh"]
+    value = 0
+    for word in words:
+        if word in _TEENS:
+            value += 10 + _TEENS.index(word)
+        elif word in _TENS:
+            value += 20 + 10 * _TENS.index(word)
+        else:
+            value += 1 + _ONES.index(word)
+    return value
+
+
+def _year_in_words(match: re.Match[str]) -> int:
+    if match.group("thousand"):
+        rest = match.group("rest1")
+        return 2000 + (_two_digit_words(rest) if rest else 0)
+    century = 1900 if match.group("century").lower() == "nineteen" else 2000
+    return century + _two_digit_words(match.group("rest2"))
+
+
+def _year_words_ok(match: re.Match[str]) -> bool:
+    return _after_preposition(match) and _is_year(match, _year_in_words(match))
+
+
+@_rule(
+    "year",
+    rf"\b(?:(?P<thousand>two\s+thousand)(?:\s+(?:and\s+)?(?P<rest1>{'|'.join(_TEENS)}|"
+    rf"{_TENS_PATTERN}|{_ONES_PATTERN}))?|(?P<century>nineteen|twenty)[-\s]+"
+    rf"(?P<rest2>{_TWO_DIGITS}))\b",
+    "yearword",
+    accept=_year_words_ok,
+    anchor=True,
+)
+def _ground_year_in_words(match: re.Match[str], ctx: _Context) -> Days:
+    """A year in words after a preposition: "in two thousand nineteen", "since twenty
+    twenty", "in nineteen ninety-nine", "in twenty oh five"."""
+    return _year_range(_year_in_words(match))
 
 
 # Seasons.
@@ -862,7 +1223,7 @@ def _season_word(match: re.Match[str]) -> str:
     anchor=True,
 )
 def _ground_season_year(match: re.Match[str], ctx: _Context) -> Days:
-    return _season_range(_season_word(match), int(match.group("year")))
+    return _season_range(_season_word(match), _year(match, ctx), ctx)
 
 
 @_rule(
@@ -873,7 +1234,7 @@ def _ground_season_year(match: re.Match[str], ctx: _Context) -> Days:
 )
 def _ground_season_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
     offset = {"last": -1, "this": 0, "next": 1}[_normal_rel(match.group("rel"))]
-    return _season_range(_season_word(match), ctx.today.year + offset)
+    return _season_range(_season_word(match), ctx.today.year + offset, ctx)
 
 
 @_rule(
@@ -886,15 +1247,16 @@ def _ground_season_rel(match: re.Match[str], ctx: _Context) -> Days:
     season, today = _season_word(match), ctx.today
     rel = _normal_rel(match.group("rel"))
     if rel == "this":
-        year = today.year - 1 if season == "winter" and today.month <= 2 else today.year
-        return _season_range(season, year)
+        spans_new_year = _season_start_month(season, ctx) == 12
+        year = today.year - 1 if spans_new_year and today.month <= 2 else today.year
+        return _season_range(season, year, ctx)
     if rel == "last":
         for year in range(today.year, today.year - 3, -1):
-            if _season_range(season, year)[1] <= today:
-                return _season_range(season, year)
+            if _season_range(season, year, ctx)[1] <= today:
+                return _season_range(season, year, ctx)
     for year in range(today.year - 1, today.year + 2):
-        if _season_range(season, year)[0] > today:
-            return _season_range(season, year)
+        if _season_range(season, year, ctx)[0] > today:
+            return _season_range(season, year, ctx)
     raise ValueError("no such season")
 
 
@@ -909,63 +1271,169 @@ def _ground_season_rel(match: re.Match[str], ctx: _Context) -> Days:
 @_rule("season", r"(?:the\s+)?" + SEASON, "season", anchor=True, detect=False)
 def _ground_season(match: re.Match[str], ctx: _Context) -> Days:
     season = _season_word(match)
-    return _directed(ctx, lambda year: _season_range(season, year), ctx.today.year, 1)
+    return _directed(ctx, lambda year: _season_range(season, year, ctx), ctx.today.year, 1)
 
 
-# Holidays.
-
-
-def _holiday_date(name: str, year: int) -> date:
-    key = re.sub(r"[^a-z]", "", name.lower())
-    if key.startswith("thanksgiving"):
-        first = date(year, 11, 1)
-        return first + timedelta(days=(3 - first.weekday()) % 7 + 21)
-    fixed = {"christmaseve": (12, 24), "christmas": (12, 25), "christmasday": (12, 25),
-             "newyearseve": (12, 31), "halloween": (10, 31), "independenceday": (7, 4),
-             "thefourthofjuly": (7, 4)}  # fmt: skip
-    if key in fixed:
-        return date(year, *fixed[key])
-    if key.startswith("valentine"):
-        return date(year, 2, 14)
-    return date(year, 1, 1)
+# Holidays (dates from the calendars of ``calendars.py``).
 
 
 def _holiday(match: re.Match[str]) -> str:
-    return match.group("hol")
+    return holiday_key(match.group("hol"))
+
+
+def _holiday_weekend(days: Days) -> Days:
+    """"Memorial Day weekend": the weekend next to a holiday, stretched to the holiday: Sat-Mon
+    for a Monday, Thu-Sun for a Thursday, Sat-Sun for a Sunday; a Tuesday or Wednesday holiday
+    takes the weekend before it."""
+    first = days[0]
+    if first.weekday() >= 5:
+        saturday = first - timedelta(days=first.weekday() - 5)
+        return saturday, saturday + timedelta(days=2)
+    if first.weekday() >= 3:
+        return first, first + timedelta(days=7 - first.weekday())
+    return first - timedelta(days=first.weekday() + 2), days[1]
+
+
+def _holiday_occurrences(match: re.Match[str], years: range, ctx: _Context) -> list[Days]:
+    """Each occurrence of the matched holiday (or of its weekend) in ``years``, in time order."""
+    key = _holiday(match)
+    occurrences = [days for year in years for days in holiday_occurrences(key, year, ctx.country)]
+    if match.group("hweekend"):
+        return [_holiday_weekend(days) for days in occurrences]
+    return occurrences
+
+
+def _holiday_in(match: re.Match[str], year: int, ctx: _Context) -> Days:
+    """The holiday's (first) occurrence in ``year``; ValueError when the calendars have none."""
+    occurrences = _holiday_occurrences(match, range(year, year + 1), ctx)
+    if not occurrences:
+        raise ValueError(f"no {_holiday(match)} in {year}")
+    return occurrences[0]
 
 
 @_rule(
-    "holiday_year", r"\b" + HOLIDAY + YEAR_SEP + r"(?:of\s+)?" + YEAR, "holiday digit", anchor=True
+    "holiday_year",
+    r"\b" + HOLIDAY + YEAR_SEP + r"(?:of\s+)?" + YEAR,
+    "holiday digit",
+    accept=_holiday_ok,
+    anchor=True,
 )
 def _ground_holiday_year(match: re.Match[str], ctx: _Context) -> Days:
-    return _single_day(_holiday_date(_holiday(match), int(match.group("year"))))
+    return _holiday_in(match, _year(match, ctx), ctx)
 
 
 @_rule(
-    "holiday_{rel}", r"\b" + REL + r"\s+" + HOLIDAY, "holiday rel", accept=_holiday_ok, anchor=True
+    "holiday_of_rel_year",
+    r"\b" + HOLIDAY + r",?\s+(?:of\s+)?(?P<rel>last|this|next)\s+year\b",
+    "holiday rel",
+    accept=_holiday_ok,
+    anchor=True,
+)
+def _ground_holiday_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
+    offset = {"last": -1, "this": 0, "next": 1}[_normal_rel(match.group("rel"))]
+    return _holiday_in(match, ctx.today.year + offset, ctx)
+
+
+@_rule(
+    "holiday_{rel}",
+    r"\b(?:the\s+)?(?P<rel>last|this\s+past|this\s+coming|this|next|coming|upcoming|previous"
+    r"|most\s+recent|latest|closest|nearest)\s+" + HOLIDAY,
+    "holiday rel",
+    accept=_holiday_ok,
+    anchor=True,
 )
 def _ground_holiday_rel(match: re.Match[str], ctx: _Context) -> Days:
-    name, today = _holiday(match), ctx.today
+    """last: the latest one before the reference day; next: the first one after it; this: the
+    one of the reference year; closest / nearest: the nearer of the two around the reference
+    day (one containing it counts)."""
+    today = ctx.today
     rel = _normal_rel(match.group("rel"))
     if rel == "this":
-        return _single_day(_holiday_date(name, today.year))
+        return _holiday_in(match, today.year, ctx)
+    occurrences = _holiday_occurrences(match, range(today.year - 2, today.year + 3), ctx)
+    if rel == "nearest":
+        return _choose(ctx, occurrences, "nearest")
     if rel == "last":
-        day = _holiday_date(name, today.year)
-        return _single_day(day if day < today else _holiday_date(name, today.year - 1))
-    day = _holiday_date(name, today.year)
-    return _single_day(day if day > today else _holiday_date(name, today.year + 1))
+        before = [days for days in occurrences if days[0] < today]
+        if before:
+            return before[-1]
+    else:
+        after = [days for days in occurrences if days[0] > today]
+        if after:
+            return after[0]
+    raise ValueError(f"no {rel} {_holiday(match)}")
 
 
 @_rule(
     "holiday",
-    r"\b(?:on|at|for|over|during|around|by)\s+" + HOLIDAY + NO_YEAR_AFTER,
+    r"(?:\b(?P<hprep>on|at|for|over|during|around|by|through|throughout)\s+)?\b" + HOLIDAY
+    + NO_YEAR_AFTER,
     "holiday",
-    accept=_holiday_ok,
+    accept=_holiday_in_text_ok,
 )
 @_rule("holiday", r"\b" + HOLIDAY, "holiday", accept=_holiday_ok, anchor=True, detect=False)
 def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
-    name = _holiday(match)
-    return _directed(ctx, lambda year: _single_day(_holiday_date(name, year)), ctx.today.year, 1)
+    year = ctx.today.year
+    return _choose(ctx, _holiday_occurrences(match, range(year - 1, year + 2), ctx))
+
+
+# Quarters.
+
+
+@_rule(
+    "quarter_year",
+    QUARTER + r"(?:\s+of\s+|,?\s+|\s*[-/]\s*|(?=['\u2019]))(?:the\s+year\s+)?" + YEAR,
+    "quarter digit",
+    anchor=True,
+)
+@_rule(
+    "quarter_year",
+    r"(?<![\w$#./:-])(?P<year>(?:19|20)\d\d)(?:\s+|\s*-\s*)(?-i:Q)(?P<q>[1-4])\b",
+    "quarter digit",
+    anchor=True,
+)
+def _ground_quarter_year(match: re.Match[str], ctx: _Context) -> Days:
+    return _quarter_range(_year(match, ctx), _quarter(match))
+
+
+@_rule(
+    "quarter_of_rel_year",
+    QUARTER + r",?\s+(?:of\s+)?(?P<rel>last|this|next)\s+year\b",
+    "quarter rel",
+    anchor=True,
+)
+def _ground_quarter_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
+    offset = {"last": -1, "this": 0, "next": 1}[_normal_rel(match.group("rel"))]
+    return _quarter_range(ctx.today.year + offset, _quarter(match))
+
+
+@_rule(
+    "quarter_{rel}",
+    r"(?<!\bthe\s)\b(?P<rel>this|last|next|previous)\s+quarter\b"
+    r"(?!\s+of\b|\s+(?:mile|pound|inch|hour|century|note|past|to)\b)",
+    "quarter rel",
+    anchor=True,
+)
+def _ground_quarter_rel(match: re.Match[str], ctx: _Context) -> Days:
+    """The calendar quarter (Jan-Mar, Apr-Jun, Jul-Sep, Oct-Dec) containing the reference day,
+    the one before or after it. "the last quarter" is not one: it is a game's or a cake's."""
+    offset = {"this": 0, "last": -1, "next": 1}[_normal_rel(match.group("rel"))]
+    return _period("quarter", _shift(ctx.today, "quarter", offset))
+
+
+@_rule(
+    "quarter",
+    r"(?:\b(?:in|during|throughout|through|for|of|from|around)\s+(?-i:Q)(?P<q>[1-4])\b"
+    r"|\bthe\s+(?P<qord>first|second|third|fourth|last|final|1st|2nd|3rd|4th)[-\s]+quarter"
+    r"\s+of\s+the\s+year\b)" + NO_YEAR_AFTER,
+    "quarter",
+)
+@_rule("quarter", r"(?-i:\bQ)(?P<q>[1-4])\b", "quarter", anchor=True, detect=False)
+def _ground_quarter(match: re.Match[str], ctx: _Context) -> Days:
+    """"in Q3", "the third quarter of the year": the quarter the direction picks. "the third
+    quarter" alone is no cue ("trailing in the 4th quarter" is a game's)."""
+    quarter = _quarter(match)
+    return _directed(ctx, lambda year: _quarter_range(year, quarter), ctx.today.year, 1)
 
 
 # Weekdays and day words.
@@ -995,6 +1463,21 @@ def _ground_weekday(match: re.Match[str], ctx: _Context) -> Days:
     )
 
 
+@_rule(
+    "weekday_ago",
+    r"\b" + NUM + r"\s+(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?"
+    r"\s+(?:ago|back)\b",
+    "weekday",
+    anchor=True,
+)
+def _ground_weekday_ago(match: re.Match[str], ctx: _Context) -> Days:
+    """"two Saturdays ago": the second most recent Saturday before the reference day ("one
+    Saturday ago" is last Saturday)."""
+    weekday, today = _WEEKDAYS.index(match.group("wd").lower()), ctx.today
+    last = today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
+    return _single_day(last - timedelta(days=7 * (_count(match.group("n")) - 1)))
+
+
 def _day_offset(offset: int) -> Grounder:
     def ground(match: re.Match[str], ctx: _Context) -> Days:
         return _single_day(ctx.today + timedelta(days=offset))
@@ -1022,12 +1505,29 @@ _PERIOD_UNIT = r"(?P<unit>week|weekend|month|year)\b"
 
 
 @_rule(
-    "{unit}_{rel}", r"\b(?P<rel>this|last|next|previous)\s+" + _PERIOD_UNIT, "unit rel", anchor=True
+    "{unit}_{rel}",
+    r"\b(?P<rel>this|last|next|previous)\s+" + _PERIOD_UNIT,
+    "unit rel",
+    anchor=True,
 )
 def _ground_period_rel(match: re.Match[str], ctx: _Context) -> Days:
     offset = {"this": 0, "last": -1, "next": 1}[_normal_rel(match.group("rel"))]
     unit = _unit(match)
     return _period(unit, _shift(ctx.today, unit, offset))
+
+
+@_rule(
+    "the_period",
+    r"\bthe\s+(?P<unit>week|month|quarter|year)\b",
+    "unit",
+    anchor=True,
+    anchor_for="nth_{unit} nth_weekday edge_{unit}s",
+    detect=False,
+)
+def _ground_the_period(match: re.Match[str], ctx: _Context) -> Days:
+    """"the month" in "the last Friday of the month": the current one, or, when the part is
+    still to come (past direction) or over (future), the one before or after."""
+    return _period(_unit(match), ctx.today)
 
 
 @_rule(
@@ -1052,20 +1552,49 @@ def _ground_the_weekend(match: re.Match[str], ctx: _Context) -> Days:
     return _directed(ctx, weekend, 0, 1)
 
 
-_PAST = r"\b(?:the\s+(?:past|last|previous)|past)\s+"
+# "my last 3 years at school" is not the last 3 years.
+_OWNERS = frozenset("my our your his her their its".split())
 
 
-@_rule("past_n_units", _PAST + NUM + r"\s+(?P<unit>day|week|month|year)s?\b", "unit rel")
+def _past_n_ok(match: re.Match[str]) -> bool:
+    previous = _PREVIOUS_WORD.search(match.string, max(0, match.start() - 40), match.start())
+    return previous is None or previous.group(1).lower() not in _OWNERS
+
+
+@_rule(
+    "past_n_units",
+    r"\b(?:the\s+(?:past|last|previous)|past|last|previous)\s+" + NUM
+    + rf"\s+(?P<unit>{_UNITS}|hour)s?\b",
+    "unit rel",
+    accept=_past_n_ok,
+)
 def _ground_past_n_units(match: re.Match[str], ctx: _Context) -> Days:
-    return _shift(ctx.today, _unit(match), -_count(match.group("n"))), ctx.today
+    """"the past 3 days", "last 3 weeks", "the previous 2 months": the N units before the
+    reference day, the reference day excluded; "the past 24 hours": the days they touch,
+    the reference day included."""
+    count, unit = _count(match.group("n")), _unit(match)
+    if unit == "hour":
+        return (ctx.now - timedelta(hours=count)).date(), ctx.today + _DAY
+    return _shift(ctx.today, unit, -count), ctx.today
 
 
-@_rule("past_unit", _PAST + r"(?P<unit>day|week|month|year)\b(?!\s+of\b)", "unit rel")
+@_rule(
+    "past_unit",
+    r"\b(?:the\s+(?:past|last)|past)\s+(?P<unit>day|week|fortnight|month|year"
+    r"|(?<=past\s)quarter)\b(?!\s+of\b)",
+    "unit rel",
+)
 def _ground_past_unit(match: re.Match[str], ctx: _Context) -> Days:
+    """"the past week": the 7 days before the reference day ("the previous week" is the
+    calendar week before, as "last week")."""
     return _shift(ctx.today, _unit(match), -1), ctx.today
 
 
-@_rule("{rel}_this", r"\b(?P<rel>earlier|later)\s+this\s+(?P<unit>week|month|year)\b", "part unit")
+@_rule(
+    "{rel}_this",
+    r"\b(?P<rel>earlier|later)\s+this\s+(?P<unit>week|month|quarter|year)\b",
+    "part unit",
+)
 def _ground_earlier_later(match: re.Match[str], ctx: _Context) -> Days:
     start, end = _period(_unit(match), ctx.today)
     if match.group("rel").lower() == "earlier":
@@ -1075,21 +1604,27 @@ def _ground_earlier_later(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "period_part",
-    r"\b" + PART + r"(?P<rel>this|last|next|the)\s+(?P<unit>week|month|year)\b",
+    r"\b" + PART + r"(?P<rel>this|last|next|the|previous)\s+(?P<unit>week|month|quarter|year)\b",
     "part unit",
     anchor=True,
 )
 def _ground_period_part(match: re.Match[str], ctx: _Context) -> Days:
-    unit = _unit(match)
+    """A part of this / last / next week, month, quarter or year; with "the" ("the end of the
+    month", "the beginning of the year") a recurring part, picked by the direction: asked on
+    10 May, "the end of the month" is late April (past), late May (future)."""
+    unit, part = _unit(match), _normal_part(match)
+    if match.group("rel").lower() == "the":
+        return _directed(
+            ctx, lambda k: _part_of(_period(unit, _shift(ctx.today, unit, k)), unit, part), 0, 1
+        )
     offset = {"this": 0, "last": -1, "next": 1}[_normal_rel(match.group("rel"))]
-    whole = _period(unit, _shift(ctx.today, unit, offset))
-    return _part_of(whole, unit, _normal_part(match))
+    return _part_of(_period(unit, _shift(ctx.today, unit, offset)), unit, part)
 
 
 @_rule(
     "n_units_ago",
-    r"\b" + NUM + r"\s+(?P<unit>minute|hour|day|night|weekend|week|fortnight|month|year|decade)s?"
-    r"\s+ago\b",
+    r"\b" + NUM + r"\s+(?P<unit>minute|hour|day|night|weekend|week|fortnight|month|quarter|year"
+    r"|decade)s?\s+(?:ago|back)\b",
     "ago",
     anchor=True,
 )
@@ -1103,7 +1638,7 @@ def _ground_n_units_ago(match: re.Match[str], ctx: _Context) -> Days:
         return _single_day(day)
     if unit in ("week", "weekend", "fortnight"):
         return _period(unit if unit == "weekend" else "week", day)
-    return _period("month" if unit == "month" else "year", day)
+    return _period(unit if unit in ("month", "quarter") else "year", day)
 
 
 # Vague cues.
@@ -1159,40 +1694,46 @@ def _composite(
     return register
 
 
-def _anchors_at(text: str, position: int, rules: list[_Rule]) -> list[Anchor]:
+def _anchors_at(text: str, position: int, rules: list[_Rule], order: str | None) -> list[Anchor]:
     """Anchors starting at ``position``, longest first (the first-listed rule on a tie)."""
     anchors = []
     for rule in rules:
         match = rule.pattern.match(text, position)
-        if match is not None and match.end() > position and rule.accepts(match):
+        if match is not None and match.end() > position and rule.accepts(match, order):
             anchors.append((rule, match))
     anchors.sort(key=lambda anchor: anchor[1].start() - anchor[1].end())
     return anchors
 
 
+def _takes(composite: _Rule, anchor: _Rule) -> bool:
+    """Whether an anchor rule can complete a composite rule."""
+    if anchor.name in composite.refuses:
+        return False
+    return not anchor.anchor_for or composite.name in anchor.anchor_for
+
+
 def _complete(
-    composite: _Rule, match: re.Match[str], rules: list[_Rule]
+    composite: _Rule, match: re.Match[str], rules: list[_Rule], order: str | None
 ) -> tuple[Anchor, ...] | None:
-    """The anchors that complete a composite rule's keyword match, or None."""
+    """The anchors (of ``rules``, those the composite takes) that complete a composite rule's
+    keyword match, or None."""
     text = match.string
-    if composite.refuses:
-        rules = [rule for rule in rules if rule.name not in composite.refuses]
-    firsts = _anchors_at(text, match.end(), rules)
+    firsts = _anchors_at(text, match.end(), rules, order)
     if composite.joiner is None:
         return (firsts[0],) if firsts else None
     for first in firsts:
         joint = composite.joiner.match(text, first[1].end())
         if joint is not None:
-            seconds = _anchors_at(text, joint.end(), rules)
+            seconds = _anchors_at(text, joint.end(), rules, order)
             if seconds:
                 return first, seconds[0]
     return None
 
 
-def _resolve_anchor(text: str) -> Anchor | None:
+def _resolve_anchor(text: str, order: str | None) -> Anchor | None:
     for rule in _ANCHOR_RULES:
         match = rule.pattern.fullmatch(text)
-        if match is not None and rule.accepts(match):
+        if match is not None and rule.accepts(match, order):
             return rule, match
     return None
 
@@ -1217,7 +1758,7 @@ def _combine_shift(match: re.Match[str], anchors: list[Days], ctx: _Context) -> 
 
 @_composite(
     "period_{rel}",
-    r"\b(?:the|last)\s+(?P<unit>day|week|weekend|month|year)\s+"
+    r"\b(?:the|last(?!\s+\w+\s+of\b))\s+(?P<unit>day|week|weekend|month|year)\s+"
     r"(?P<rel>before|after|prior\s+to|following|of)\s+",
     "unit",
 )
@@ -1250,16 +1791,26 @@ def _combine_weekday_around(match: re.Match[str], anchors: list[Days], ctx: _Con
     return _single_day(end + timedelta(days=(weekday - end.weekday()) % 7))
 
 
+_NTH = r"(?P<ord>first|second|third|fourth|fifth|last|final|1st|2nd|3rd|4th|5th)"
+
+
 @_composite(
     "nth_{unit}",
-    r"\bthe\s+(?P<ord>first|second|third|fourth|last|1st|2nd|3rd|4th)\s+(?P<unit>week|weekend)"
-    r"\s+(?:of|in)\s+",
+    r"\b(?:the\s+)?" + _NTH + r"\s+(?P<unit>week|weekend|day)\s+(?:of|in)\s+",
     "unit",
 )
 def _combine_nth(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    """nth week = days 7n-6..7n of the anchor, last week = its last 7 days; nth weekend = the
+    nth Saturday in it and the next day; nth / last day = that day of it."""
     start, end = anchors[0]
     nth = _ORDINALS[match.group("ord").lower()]
-    if _unit(match) == "week":
+    unit = _unit(match)
+    if unit == "day":
+        day = end - _DAY if nth < 0 else start + timedelta(days=nth - 1)
+        if day >= end:
+            raise ValueError("no such day")
+        return _single_day(day)
+    if unit == "week":
         if nth < 0:
             return end - timedelta(days=7), end
         return start + timedelta(days=7 * (nth - 1)), start + timedelta(days=7 * nth)
@@ -1269,6 +1820,66 @@ def _combine_nth(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Da
     else:
         saturday = _saturday_on_or_after(start) + timedelta(days=7 * (nth - 1))
     return saturday, saturday + timedelta(days=2)
+
+
+@_composite(
+    "nth_weekday",
+    r"\b(?:the\s+)?" + _NTH + r"\s+" + WD + r"\s+(?:of|in)\s+",
+    "weekday",
+)
+def _combine_nth_weekday(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    """"the second Sunday of May 2023": the nth such weekday inside the anchor; "the last
+    Friday of the month": the last one."""
+    start, end = anchors[0]
+    weekday = _WEEKDAYS.index(match.group("wd").lower())
+    nth = _ORDINALS[match.group("ord").lower()]
+    if nth < 0:
+        last_day = end - _DAY
+        day = last_day - timedelta(days=(last_day.weekday() - weekday) % 7)
+    else:
+        day = start + timedelta(days=(weekday - start.weekday()) % 7 + 7 * (nth - 1))
+    if not start <= day < end:
+        raise ValueError("no such weekday")
+    return _single_day(day)
+
+
+@_composite(
+    "edge_{unit}s",
+    r"\b(?:the\s+)?(?P<ord>first|last|final)\s+" + NUM + r"\s+(?P<unit>day|week)s\s+(?:of|in)\s+",
+    "unit",
+)
+def _combine_edge(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    """"the first few days of June", "the last two weeks of August": the first / last N days
+    or weeks of the anchor."""
+    start, end = anchors[0]
+    length = timedelta(days=_count(match.group("n")) * (7 if _unit(match) == "week" else 1))
+    if length > end - start:
+        return start, end
+    if match.group("ord").lower() == "first":
+        return start, start + length
+    return end - length, end
+
+
+@_composite("part_of", r"\b" + PART, "part")
+def _combine_part_of(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    """A part of any other anchor ("the end of the summer", "late last summer", "the start of
+    Q3 2022", "early spring"): as a month, a quarter (thirds: one month each), a year or a
+    week, by the anchor's length; a day stays that day; anything else is split in thirds (or
+    halves) of its days."""
+    days = anchors[0]
+    part = _normal_part(match)
+    unit = _unit_of(days)
+    if unit is not None:
+        return _part_of(days, unit, part)
+    start, end = days
+    length = (end - start).days
+    if length <= 1:
+        return days
+    bounds = {"early": (0, 1, 3), "mid": (1, 2, 3), "late": (2, 3, 3), "first_half": (0, 1, 2),
+              "second_half": (1, 2, 2)}[part]  # fmt: skip
+    first, last, pieces = bounds
+    return (start + timedelta(days=length * first // pieces),
+            start + timedelta(days=length * last // pieces))
 
 
 @_composite(
@@ -1321,8 +1932,9 @@ def _families(text: str) -> set[str]:
     return families
 
 
-def _find(text: str, *, gated: bool = True) -> list[_Found]:
-    """Cues before grounding: the longest match first, then the earliest, then rule order."""
+def _find(text: str, *, gated: bool = True, order: str | None = None) -> list[_Found]:
+    """Cues before grounding: the longest match first, then the earliest, then rule order.
+    ``order`` is the date order of the bank's country (numeric dates; see ``calendars``)."""
     families = _families(text) if gated else None
     if families is not None and not families:
         return []
@@ -1331,12 +1943,15 @@ def _find(text: str, *, gated: bool = True) -> list[_Found]:
     for priority, rule in enumerate(_RULES):
         if families is not None and not rule.needs <= families:
             continue
+        taken: list[_Rule] | None = None  # the anchors this composite takes, once per text
         for match in rule.pattern.finditer(text):
             if rule.combine is None:
-                if rule.accepts(match):
+                if rule.accepts(match, order):
                     found.append(_Found(match.start(), match.end(), priority, rule, match))
                 continue
-            anchors = _complete(rule, match, anchor_rules)
+            if taken is None:
+                taken = [anchor for anchor in anchor_rules if _takes(rule, anchor)]
+            anchors = _complete(rule, match, taken, order)
             if anchors is not None:
                 end = anchors[-1][1].end()
                 found.append(_Found(match.start(), end, priority, rule, match, anchors))
@@ -1359,18 +1974,21 @@ def _without_overlaps(found: list[_Found]) -> list[_Found]:
     return chosen
 
 
-def _context(reference: datetime, timeline: TimeRange | None, direction: str) -> _Context:
+def _context(
+    reference: datetime, timeline: TimeRange | None, direction: str, country: str | None
+) -> _Context:
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be one of {DIRECTIONS}, not {direction!r}")
     tz = reference.tzinfo or timezone.utc
     now = reference if reference.tzinfo else reference.replace(tzinfo=tz)
     today = now.date()
     if timeline is None:
-        return _Context(now, today, tz, _add_months(today, -120), today + _DAY, direction)
+        return _Context(now, today, tz, _add_months(today, -120), today + _DAY, direction,
+                        country)
     lo = datetime.fromtimestamp(timeline.start, tz)
     hi = datetime.fromtimestamp(timeline.end, tz)
     hi_day = hi.date() if hi.time() == datetime.min.time() else hi.date() + _DAY
-    return _Context(now, today, tz, lo.date(), hi_day, direction)
+    return _Context(now, today, tz, lo.date(), hi_day, direction, country)
 
 
 def _timestamp(day: date, tz: tzinfo) -> int:
@@ -1384,11 +2002,19 @@ def _ground_anchors(anchors: tuple[Anchor, ...], ctx: _Context) -> list[Days] | 
         first, second = (match.group(0) for _, match in anchors)
         year = _YEAR_IN.search(second)
         if year is not None and _YEAR_IN.search(first) is None:
-            resolved[0] = _resolve_anchor(f"{first} {year.group(0)}") or resolved[0]
+            order = date_order(ctx.country)
+            resolved[0] = _resolve_anchor(f"{first} {year.group(0)}", order) or resolved[0]
     grounded = [_ground_anchor(anchor, ctx) for anchor in resolved]
     if any(days is None for days in grounded):
         return None
     return [days for days in grounded if days is not None]
+
+
+# Composites that take a part of their anchor ("the last week of May"), and the anchors that
+# recur ("May" without a year): for these the direction picks the occurrence of the part.
+_INSIDE_ANCHOR = frozenset({"nth_{unit}", "nth_weekday", "edge_{unit}s", "part_of"})
+_RECURRING = frozenset({"month", "season", "holiday", "quarter", "weekday", "day_month",
+                        "month_day", "date_span", "day_of_month", "month_part", "the_period"})
 
 
 def _ground(found: _Found, ctx: _Context) -> Days | None:
@@ -1398,7 +2024,27 @@ def _ground(found: _Found, ctx: _Context) -> Days | None:
     if rule.name_for(found.match) == "since":
         ctx = replace(ctx, direction="past")  # "since X": X has begun, whatever the tense
     anchors = _ground_anchors(found.anchors, ctx)
-    return None if anchors is None else rule.combine(found.match, anchors, ctx)
+    if anchors is None:
+        return None
+    days = rule.combine(found.match, anchors, ctx)
+    if days is not None and rule.name in _INSIDE_ANCHOR and found.anchors[0][0].name in _RECURRING:
+        return _part_in_direction(found, days, anchors[0], ctx)
+    return days
+
+
+def _part_in_direction(found: _Found, days: Days, anchor: Days, ctx: _Context) -> Days:
+    """The part of a recurring anchor in the occurrence the direction asks for: asked on 10 May
+    (past), "the last week of May" is in May of last year, since this May's is still to come;
+    said on 25 May of a plan (future), "the first weekend of May" is next year's."""
+    if ctx.direction == "past" and days[0] > ctx.today:
+        moved = replace(ctx, today=anchor[0] - _DAY)
+    elif ctx.direction == "future" and days[1] <= ctx.today:
+        moved = replace(ctx, today=anchor[1])
+    else:
+        return days
+    anchors = _ground_anchors(found.anchors, moved)
+    again = None if anchors is None else found.rule.combine(found.match, anchors, ctx)
+    return days if again is None else again
 
 
 def _to_cue(found: _Found, text: str, ctx: _Context) -> TimeCue:
@@ -1426,6 +2072,7 @@ def detect_cues(
     timeline: TimeRange | None = None,
     *,
     direction: str = "past",
+    country: str | None = None,
 ) -> list[TimeCue]:
     """All temporal expressions in ``text``, in text order, grounded relative to ``reference``.
 
@@ -1436,18 +2083,22 @@ def detect_cues(
     reference day. ``direction`` (one of ``DIRECTIONS``) says which occurrence the recurring
     cues mean ("in June", "on Saturday", "at Christmas", ...; see the module docstring):
     "past" (questions), "future" (plans) or "nearest". Detection does not depend on it, so
-    the cues of one text line up one to one whatever the direction.
+    the cues of one text line up one to one whatever the direction. ``country`` (ISO 3166
+    alpha-2, the bank's setting) decides the order of an ambiguous numeric date ("5/8/2023":
+    8 May in the US, 5 August in GB; without a country it is no cue), the holiday calendar
+    ("Thanksgiving" in CA) and the hemisphere of the seasons (see ``calendars``).
     """
-    ctx = _context(reference, timeline, direction)
-    found = _find(text)
+    country = None if country is None else normal_country(country)
+    ctx = _context(reference, timeline, direction, country)
+    found = _find(text, order=date_order(country))
     if not found:
         return []
     return [_to_cue(item, text, ctx) for item in found]
 
 
-def has_temporal_cue(text: str) -> bool:
+def has_temporal_cue(text: str, *, country: str | None = None) -> bool:
     """Whether ``text`` holds any temporal cue (grounded or vague); no grounding is done."""
-    return bool(_find(text))
+    return bool(_find(text, order=date_order(None if country is None else normal_country(country))))
 
 
 # Rules grounded relative to the reference time ("last Friday", "two weeks ago", "yesterday").
@@ -1455,7 +2106,8 @@ RELATIVE_RULES = frozenset({
     "today", "yesterday", "last_night", "day_before_yesterday", "tomorrow",
     "day_after_tomorrow", "past_n_units", "past_unit", "earlier_this", "later_this",
     "n_units_ago", "period_before_last", "weekday", "weekend", "month_of_rel_year",
-    "season_of_rel_year",
+    "season_of_rel_year", "holiday_of_rel_year", "quarter_of_rel_year", "weekday_ago",
+    "holiday_nearest",
 })
 
 

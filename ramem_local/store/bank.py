@@ -203,5 +203,6 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger):
             "timeline": None if timeline is None else {"start": timeline.start,
                                                        "end": timeline.end},
             "timezone": self.get_meta("timezone"),
+            "country": self.get_meta("country"),
         }
 
