@@ -140,6 +140,9 @@ def tuning_options(func: Callable) -> Callable:
         click.option("--fill-missing-ranks/--no-fill-missing-ranks",
                      default=defaults.fill_missing_ranks, show_default=True,
                      help="Inside the range, a memory one list misses ranks after its last hit."),
+        click.option("--drop-repeated-turns/--keep-repeated-turns",
+                     default=defaults.drop_repeated_turns, show_default=True,
+                     help="List only the first of a turn and the one memory extracted from it."),
         click.option("--recent-days", default=defaults.recent_days, show_default=True,
                      type=click.IntRange(0, 3650),
                      help="'recently'/'lately' put the last N days first (0: no effect)."),
@@ -151,13 +154,13 @@ def tuning_options(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(*args: Any, buffer_days: float, buffer_after_days: float | None,
                 neighbour_weight: float, event_time_first: bool,
-                fill_missing_ranks: bool, recent_days: int, depth: int,
-                **kwargs: Any) -> Any:
+                fill_missing_ranks: bool, drop_repeated_turns: bool, recent_days: int,
+                depth: int, **kwargs: Any) -> Any:
         tuning = SearchTuning(
             depth=depth, buffer_days=buffer_days, buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,
             event_time_first=event_time_first, fill_missing_ranks=fill_missing_ranks,
-            recent_days=recent_days,
+            drop_repeated_turns=drop_repeated_turns, recent_days=recent_days,
         )
         return func(*args, tuning=tuning, **kwargs)
 

@@ -7,8 +7,8 @@
   range or an event inside it; then a session span reaching into it; then by whole days of
   gap), fused rank within a tier. A time-only question ("What did I do yesterday?") lists
   what happened in the range (a memory with an event time placed by it) in time order;
-- merge: ``Dedup_first(context ⊕ content)``, less the turn memories whose only extracted
-  memory is already listed above them, then the first K.
+- merge: ``Dedup_first(context ⊕ content)``, less the second of a turn and the one memory
+  extracted from it alone (twins), then the first K.
 
 Filter first rather than promoting the compatible part of the *global* top candidates: when the
 content signal is weak or the bank is large, the right episode never enters a global top-25,
@@ -42,6 +42,7 @@ class RetrievalSettings:
     neighbour_weight: float = NEIGHBOUR_WEIGHT
     event_time_first: bool = False
     fill_missing_ranks: bool = True
+    drop_repeated_turns: bool = True  # see without_repeated_turns (twins listed once)
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -170,31 +171,42 @@ def retrieve(
     if settings.mode == "ramem" and frame.guard == "prefer_recent":
         content = recent_first(content, frame)
     merged = dedup_first(context, content)
-    results = without_repeated_turns(store, merged)[: settings.k]
+    if settings.drop_repeated_turns:
+        merged = without_repeated_turns(store, merged)
+    results = merged[: settings.k]
     return SearchResponse(results=results, trace=trace)
 
 
 def without_repeated_turns(store: Store, candidates: list[Candidate]) -> list[Candidate]:
-    """Drop a turn memory whose only extracted memory is already higher in the list.
+    """Keep one of a turn and the one memory extracted from it: whichever is listed first.
 
     Once a window is extracted both tiers are searchable: the turn "I adopted a cat named
-    Pixel yesterday" and the memory extracted from it alone. The second adds nothing once the
-    first is listed, and K places are few. A turn that several memories were extracted from
-    stays (it says more than any one of them), and so does one listed above its memory.
+    Pixel yesterday" and the memory extracted from it alone say the same thing, and K places
+    are few. A turn that several memories were extracted from stays (it says more than any one
+    of them), and so does a memory drawn from several turns.
     """
     turn_ids = [c.memory.source_turn_ids[0] for c in candidates
                 if c.memory.kind == "turn" and c.memory.source_turn_ids]
     cited = store.extracted_memories_of_turns(turn_ids)
     if not cited:
         return candidates
+    twins: dict[int, int] = {}  # memory id -> its twin's memory id, both ways
+    turn_memory = {c.memory.source_turn_ids[0]: c.memory.id for c in candidates
+                   if c.memory.kind == "turn" and c.memory.source_turn_ids}
+    for turn_id, extracted in cited.items():
+        if len(extracted) != 1:
+            continue
+        (memory_id,) = extracted
+        twins[turn_memory[turn_id]] = memory_id
+        twins[memory_id] = turn_memory[turn_id]
     listed: set[int] = set()
     kept: list[Candidate] = []
     for candidate in candidates:
         memory = candidate.memory
-        if memory.kind == "turn" and memory.source_turn_ids:
-            extracted = cited.get(memory.source_turn_ids[0], set())
-            if len(extracted) == 1 and extracted <= listed:
-                continue
+        twin = twins.get(memory.id)
+        if twin is not None and twin in listed and (
+                memory.kind == "turn" or len(memory.source_turn_ids) == 1):
+            continue
         listed.add(memory.id)
         kept.append(candidate)
     return kept

@@ -160,7 +160,7 @@ def turn_memory(memory: Memory, label: str) -> int:
                 if m.kind == "turn" and m.source_turns == [label])
 
 
-def test_a_turn_below_its_only_extracted_memory_is_not_listed_again(bank):
+def test_a_turn_and_its_only_extracted_memory_are_not_both_listed(bank):
     def reply(messages, schema, max_tokens):
         first = labels_of(schema)[0]
         if first == "D1:1":
@@ -179,8 +179,9 @@ def test_a_turn_below_its_only_extracted_memory_is_not_listed_again(bank):
     kept = without_repeated_turns(bank.store, candidates(bank, [painted, d12, support, d13]))
     # D1:2 said nothing beyond its one memory; D1:3 was told as two memories: it stays.
     assert [c.memory.id for c in kept] == [painted, support, d13]
-    kept = without_repeated_turns(bank.store, candidates(bank, [d12, painted]))
-    assert [c.memory.id for c in kept] == [d12, painted]  # the turn came first: both stay
+    kept = without_repeated_turns(bank.store, candidates(bank, [d12, painted, d13, support]))
+    # The turn came first: its one memory goes; D1:3's memories are one of two: they stay.
+    assert [c.memory.id for c in kept] == [d12, d13, support]
 
 
 # --------------------------------------------------------------------------- the real SmolLM

@@ -21,6 +21,7 @@ class SearchTuning:
     neighbour_weight: float = NEIGHBOUR_WEIGHT
     event_time_first: bool = RetrievalSettings.event_time_first
     fill_missing_ranks: bool = RetrievalSettings.fill_missing_ranks
+    drop_repeated_turns: bool = RetrievalSettings.drop_repeated_turns
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -33,6 +34,8 @@ class SearchTuning:
             parts.append("event time first")
         if self.fill_missing_ranks:
             parts.append("missing ranks filled")
+        if not self.drop_repeated_turns:
+            parts.append("turns beside their extracted memory kept")
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
         return " · ".join(parts)
@@ -49,6 +52,7 @@ def tuned_search(memory: Memory, question: str, *, k: int, mode: str, tuning: Se
         k=k, depth=max(tuning.depth, k), mode=mode, neighbour_weight=tuning.neighbour_weight,
         event_time_first=tuning.event_time_first,
         fill_missing_ranks=tuning.fill_missing_ranks,
+        drop_repeated_turns=tuning.drop_repeated_turns,
     )
     return memory.search(question, settings=settings, frame=frame)
 
