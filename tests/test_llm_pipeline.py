@@ -316,11 +316,13 @@ def test_an_embedder_other_than_the_banks_is_refused_before_any_call(bank):
 
 def test_search_can_leave_turn_memories_out_once_extracted_ones_exist(bank):
     def reply(messages, schema, max_tokens):
-        return {"entries": [entry("Melanie ran a charity race for mental health.", "D2:2")]}
+        # Drawn from two turns, so not a twin of either: both tiers can be listed.
+        return {"entries": [entry("Melanie ran a charity race for mental health.",
+                                  "D2:2", "D2:3")]}
 
     run_extraction(bank.store, ScriptedLLM([reply]), bank.embedder, tz=UTC)
     everything = bank.search("charity race", k=5)
     extracted_only = bank.search("charity race", k=5, exclude_turns=True)
     assert {c.memory.kind for c in everything.results} == {"turn", "extracted"}
     assert [c.memory.kind for c in extracted_only.results] == ["extracted"]
-    assert extracted_only.results[0].memory.source_turns == ["D2:2"]
+    assert extracted_only.results[0].memory.source_turns == ["D2:2", "D2:3"]
