@@ -602,6 +602,25 @@ def stats(context: Context, as_json: bool) -> None:
         click.echo(line)
 
 
+@cli.command()
+@pass_context
+def mcp(context: Context) -> None:
+    """Serve the bank to an assistant over MCP (stdio) until the client disconnects.
+
+    Tools: remember, recall, ask (with --llm), timeline, forget (needs confirm=true).
+    stdout carries only the protocol; notes and logs go to stderr. Add it to an assistant's
+    MCP configuration, e.g.:
+
+    \b
+      {"mcpServers": {"memory": {"command": "ramem",
+                                 "args": ["--bank", "personal", "mcp"]}}}
+    """
+    from .mcp_server import serve
+
+    memory = context.memory(announce=True)
+    serve(memory)
+
+
 # `ramem doctor` warns when the pending extraction would take longer than this.
 LONG_QUEUE_SECONDS = 3600
 

@@ -1,0 +1,167 @@
+"""`ramem mcp`: one bank served to an assistant over MCP (stdio), with the official SDK.
+
+Tools: ``remember``, ``recall``, ``ask``, ``timeline``, ``forget``. Only protocol messages go to
+stdout; the SDK's logs and ours go to stderr.
+
+The SDK runs synchronous tools on worker threads, and a client may send several calls at
+once. The bank (one SQLite connection) and the llama.cpp model each have one owner: every tool
+body runs under one lock, so calls are served one at a time, in arrival order.
+
+What a user can cause — a bad date, an empty question, an unknown memory id, no LLM for
+``ask`` — comes back as a tool error with one readable line (``is_error``). Anything else is a
+bug: the SDK logs its traceback on stderr and the client gets "Error executing tool NAME".
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from .api import Memory
+from .ingest.formats import FormatError
+from .recall.when import parse_when
+from .render import answer_dict, candidate_dict, frame_dict, iso_time, memory_dict
+from .store import StoreError
+
+INSTRUCTIONS = (
+    "Long-term memory of this user's conversations and journal, kept on this machine. "
+    "Use `recall` before answering about the user's past (it returns memories with the "
+    "episode each belongs to: when it was said, who was there), `remember` to keep something "
+    "the user tells you, `timeline` to see what happened in a window of days, and `ask` for "
+    "an answer with citations when a local LLM is configured. `forget` deletes for good and "
+    "needs confirm=true."
+)
+MAX_K = 50
+TIMELINE_LIMIT = 500
+
+_Tool = TypeVar("_Tool", bound=Callable[..., Any])
+
+
+def user_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions a caller's input can cause (reported as tool errors, not bugs)."""
+    from .config import ConfigError
+    from .runtime.embedder import EmbedderError
+    from .runtime.registry import ModelError
+
+    return (StoreError, FormatError, ConfigError, ValueError, EmbedderError, ModelError,
+            FileNotFoundError, PermissionError)
+
+
+def build_server(memory: Memory) -> Any:
+    """An ``MCPServer`` whose tools work on ``memory`` (one lock around every call)."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    server = MCPServer(name="ramem", instructions=INSTRUCTIONS)
+    lock = threading.Lock()
+    tz = memory.tz
+
+    def serialised(fn: _Tool) -> _Tool:
+        @functools.wraps(fn)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with lock:
+                try:
+                    return fn(*args, **kwargs)
+                except user_errors() as exc:
+                    raise ToolError(_one_line(exc)) from exc
+        return call  # type: ignore[return-value]
+
+    @server.tool(description="Keep something the user said or wrote. `at` is when it happened "
+                             "or was said (ISO date/time or '3 May 2024 18:00'; default: now).")
+    @serialised
+    def remember(text: str, at: str | None = None, speaker: str = "me") -> dict[str, Any]:
+        memory_id = memory.add(text, at=at, speaker=speaker)
+        stored = memory.get(memory_id)
+        return {"id": memory_id,
+                "memory": memory_dict(stored, tz) if stored is not None else None}
+
+    @server.tool(description="Find the memories that answer a question, episode-compatible ones "
+                             "first ('What did I do last weekend?'). `as_of` sets 'now' for "
+                             "relative times. Returns memories with their session/event times "
+                             "and people, and how the question's time was read.")
+    @serialised
+    def recall(question: str, k: int = 8, as_of: str | None = None) -> dict[str, Any]:
+        _check_question(question)
+        response = memory.search(question, k=_check_k(k), as_of=as_of)
+        frame = response.trace.frame
+        return {
+            "memories": [candidate_dict(c, i, tz) for i, c in enumerate(response.results, 1)],
+            "frame": _frame_summary(frame_dict(frame, tz)),
+            "notes": response.trace.notes,
+            "extraction_pending": memory.extraction_queue()["pending"],
+        }
+
+    @server.tool(description="Answer a question from memory with citations, or say it is not "
+                             "in memory. Needs a local LLM (`ramem --llm M mcp`).")
+    @serialised
+    def ask(question: str, k: int = 8, as_of: str | None = None) -> dict[str, Any]:
+        _check_question(question)
+        if memory.llm is None:
+            raise ValueError("no LLM is configured for this server (start it with "
+                             "`ramem --llm NAME mcp`); use recall for the evidence")
+        answer = answer_dict(memory.ask(question, k=_check_k(k), as_of=as_of), tz)
+        return {key: answer[key] for key in
+                ("question", "answer", "abstained", "citations", "evidence")}
+
+    @server.tool(description="The memories of a window of days, in time order, optionally only "
+                             "those naming a person. `start`/`end`: dates or times (default: "
+                             "the last 7 days).")
+    @serialised
+    def timeline(start: str | None = None, end: str | None = None, person: str | None = None,
+                 limit: int = 100) -> dict[str, Any]:
+        if not 1 <= limit <= TIMELINE_LIMIT:
+            raise ValueError(f"limit must be between 1 and {TIMELINE_LIMIT}")
+        now = memory.reference_time(None)
+        to = parse_when(end, tz) if end is not None else now + 1
+        since = parse_when(start, tz) if start is not None else to - 7 * 86400
+        if since >= to:
+            raise ValueError("start must be before end")
+        rows = memory.store.memories_in_range(since, to, person=person, limit=limit)
+        return {"start": iso_time(since, tz), "end": iso_time(to, tz), "person": person,
+                "memories": [memory_dict(m, tz) for m in rows]}
+
+    @server.tool(description="Delete memories for good, by id. Refuses unless confirm is true: "
+                             "ask the user first.")
+    @serialised
+    def forget(ids: list[int], confirm: bool = False) -> dict[str, Any]:
+        if not ids:
+            raise ValueError("give the ids of the memories to forget")
+        missing = [i for i in ids if memory.get(i) is None]
+        if missing:
+            raise ValueError(f"no memory with id {', '.join(map(str, missing))}")
+        if not confirm:
+            raise ValueError(f"forgetting {len(ids)} memory(ies) cannot be undone; call again "
+                             "with confirm=true once the user agreed")
+        forgotten = [i for i in ids if memory.forget(i)]
+        return {"forgotten": forgotten}
+
+    return server
+
+
+def serve(memory: Memory) -> None:
+    """Serve ``memory`` over stdio until the client closes the connection."""
+    build_server(memory).run("stdio")
+
+
+def _check_question(question: str) -> None:
+    if not question or not question.strip():
+        raise ValueError("the question is empty")
+
+
+def _check_k(k: int) -> int:
+    if not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be between 1 and {MAX_K}")
+    return k
+
+
+def _frame_summary(frame: dict[str, Any]) -> dict[str, Any]:
+    keys = ("need", "reference_time", "cues", "time_range", "widened_range", "guard",
+            "guard_reason", "persons")
+    return {key: frame[key] for key in keys}
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())

@@ -1,0 +1,165 @@
+"""`ramem mcp` through the official MCP SDK's own client, over stdio, with the real MiniLM.
+
+The server runs as a subprocess (`cli.py --db BANK --embedder MINILM mcp`), exactly as an
+assistant would start it: initialize, list the tools, call each, and check that what a caller
+gets wrong comes back as a tool error with a readable line.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+mcp = pytest.importorskip("mcp")
+from mcp import Client, StdioServerParameters  # noqa: E402
+
+CLI_SCRIPT = Path(__file__).resolve().parents[1] / "cli.py"
+TOOLS = {"remember", "recall", "ask", "timeline", "forget"}
+
+
+def payload(result: Any) -> Any:
+    """A tool result's structured content, else its text parsed as JSON, else the text."""
+    if getattr(result, "structured_content", None):
+        return result.structured_content
+    text = "".join(getattr(part, "text", "") for part in result.content)
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def error_text(result: Any) -> str:
+    assert result.is_error, result
+    return "".join(getattr(part, "text", "") for part in result.content)
+
+
+def server(bank: Path, *args: str) -> StdioServerParameters:
+    return StdioServerParameters(command=sys.executable,
+                                 args=[str(CLI_SCRIPT), "--db", str(bank), *args, "mcp"])
+
+
+@pytest.mark.real_model
+def test_an_assistant_remembers_recalls_and_forgets_through_mcp(tmp_path, minilm_dir):
+    bank = tmp_path / "bank.db"
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with Client(server(bank, "--embedder", str(minilm_dir)),
+                          read_timeout_seconds=120) as client:
+            seen["tools"] = {tool.name for tool in (await client.list_tools()).tools}
+            hike = payload(await client.call_tool("remember", {
+                "text": "Hiked to Eagle Lake with Maya; the lake was still half frozen.",
+                "at": "2024-05-04 10:00"}))
+            await client.call_tool("remember", {
+                "text": "Cooked a green curry for Tom's birthday.", "at": "2024-06-15 19:00"})
+            seen["hike"] = hike
+            seen["recall"] = payload(await client.call_tool("recall", {
+                "question": "Where did I hike in early May 2024?", "k": 3,
+                "as_of": "2024-07-01"}))
+            seen["timeline"] = payload(await client.call_tool("timeline", {
+                "start": "2024-06-01", "end": "2024-07-01"}))
+            seen["ask"] = error_text(await client.call_tool("ask", {"question": "Where?"}))
+            seen["empty"] = error_text(await client.call_tool("recall", {"question": "  "}))
+            seen["bad_date"] = error_text(await client.call_tool("recall", {
+                "question": "Where did I hike?", "as_of": "not a date at all"}))
+            seen["unconfirmed"] = error_text(await client.call_tool("forget", {
+                "ids": [hike["id"]]}))
+            seen["unknown"] = error_text(await client.call_tool("forget", {
+                "ids": [999], "confirm": True}))
+            seen["forgot"] = payload(await client.call_tool("forget", {
+                "ids": [hike["id"]], "confirm": True}))
+            seen["after"] = payload(await client.call_tool("recall", {
+                "question": "Where did I hike in early May 2024?", "k": 3,
+                "as_of": "2024-07-01"}))
+
+    anyio.run(session)
+
+    assert seen["tools"] == TOOLS
+    assert seen["hike"]["memory"]["session_start"].startswith("2024-05-04")
+    recalled = seen["recall"]
+    assert recalled["memories"][0]["id"] == seen["hike"]["id"]
+    assert recalled["memories"][0]["content"].startswith("me: Hiked to Eagle Lake")
+    assert recalled["frame"]["guard"] == "filter"
+    assert recalled["frame"]["time_range"]["start"].startswith("2024-05-01")
+    assert recalled["extraction_pending"] == 0
+    assert [m["content"] for m in seen["timeline"]["memories"]] == [
+        "me: Cooked a green curry for Tom's birthday."]
+    assert "no LLM is configured" in seen["ask"]
+    assert "the question is empty" in seen["empty"]
+    assert "not a date at all" in seen["bad_date"]
+    assert "cannot be undone" in seen["unconfirmed"]
+    assert "no memory with id 999" in seen["unknown"]
+    assert seen["forgot"] == {"forgotten": [seen["hike"]["id"]]}
+    assert seen["hike"]["id"] not in [m["id"] for m in seen["after"]["memories"]]
+
+
+def test_the_server_speaks_only_protocol_on_stdout_and_logs_on_stderr(tmp_path):
+    """Without an embedder (BM25 only) the bank's note goes to stderr; the client, which
+    reads stdout as JSON-RPC, still gets through the handshake and a call."""
+    from click.testing import CliRunner
+
+    from ramem_local.cli import cli
+
+    bank = tmp_path / "bank.db"
+    added = CliRunner().invoke(cli, ["--db", str(bank), "add", "Planted tomatoes",
+                                     "--at", "2024-05-01"])
+    assert added.exit_code == 0, added.output
+    errors = tmp_path / "stderr.txt"
+    result: dict[str, Any] = {}
+
+    async def session() -> None:
+        with errors.open("w") as errlog:
+            from mcp.client.stdio import stdio_client  # the transport, to capture stderr
+
+            async with stdio_client(server(bank), errlog=errlog) as streams, Client(
+                    _StreamTransport(streams), read_timeout_seconds=60) as client:
+                result["tools"] = {t.name for t in (await client.list_tools()).tools}
+                result["recall"] = payload(await client.call_tool(
+                    "recall", {"question": "tomatoes", "k": 2}))
+
+    anyio.run(session)
+    assert result["tools"] == TOOLS
+    assert result["recall"]["memories"][0]["content"] == "me: Planted tomatoes"
+    assert "note: no embedder configured: retrieval is BM25 only" in errors.read_text()
+
+
+class _StreamTransport:
+    """Adapts already-open (read, write) streams to the Client's Transport protocol."""
+
+    def __init__(self, streams: Any) -> None:
+        self._streams = streams
+
+    async def __aenter__(self) -> Any:
+        return self._streams
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+def test_concurrent_calls_are_served_one_at_a_time_and_none_is_lost(tmp_path):
+    bank = tmp_path / "bank.db"
+    ids: list[int] = []
+    found: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with Client(server(bank), read_timeout_seconds=60) as client:
+            async def remember(n: int) -> None:
+                reply = payload(await client.call_tool("remember", {
+                    "text": f"Note number {n} about the garden", "at": f"2024-05-{n + 1:02d}"}))
+                ids.append(reply["id"])
+
+            async with anyio.create_task_group() as group:
+                for n in range(12):
+                    group.start_soon(remember, n)
+            found["timeline"] = payload(await client.call_tool("timeline", {
+                "start": "2024-05-01", "end": "2024-06-01", "limit": 50}))
+
+    anyio.run(session)
+    assert len(ids) == 12 and len(set(ids)) == 12
+    assert [m["content"] for m in found["timeline"]["memories"]] == [
+        f"me: Note number {n} about the garden" for n in range(12)]
