@@ -621,52 +621,24 @@ def mcp(context: Context) -> None:
     serve(memory)
 
 
-# `ramem doctor` warns when the pending extraction would take longer than this.
-LONG_QUEUE_SECONDS = 3600
-
-
 @cli.command()
 @pass_context
 def doctor(context: Context) -> None:
-    """Check the bank: file integrity, search indexes in step, the extraction queue.
+    """Check the bank: the file, sqlite-vec, the full-text index and vectors in step with the
+    memories, the embedder (loads, and is the one the vectors were made with), the model
+    files' hashes, and the extraction queue.
 
     Prints one line per check (ok / WARN / BAD) and exits with status 1 when something is
     BAD. A long extraction queue is a WARN: its turns are searchable meanwhile.
     """
+    from .doctor import BAD, examine
+    from .runtime.registry import resolve_models_dir
+
     memory = context.memory(create=False)
-    store = memory.store
-    problems = 0
-
-    def report(level: str, text: str) -> None:
-        nonlocal problems
-        problems += level == "BAD"
-        click.echo(f"{level:<4} {text}")
-
-    integrity = store.quick_check()
-    report("ok" if integrity == ["ok"] else "BAD", "bank file: " + "; ".join(integrity[:3]))
-    memories, fts_rows = store.memory_count(), store.fts_row_count()
-    fts_ok = store.fts_integrity_ok() and fts_rows == memories
-    report("ok" if fts_ok else "BAD",
-           f"full-text index: {fts_rows} rows for {memories} memories")
-    if store.embedder_fingerprint() is None:
-        report("ok", "embedder: none recorded (BM25 only)")
-    else:
-        vectors = store.vector_count()
-        report("ok" if vectors == memories else "WARN",
-               f"vectors: {vectors} for {memories} memories"
-               + ("" if vectors == memories else " (`ramem reindex` fills them)"))
-    queue = memory.extraction_queue()
-    if queue["pending"]:
-        eta = queue["eta_seconds"]
-        long = (eta is not None and eta > LONG_QUEUE_SECONDS) or (
-            eta is None and queue["pending"] > INLINE_EXTRACTION_WINDOWS)
-        report("WARN" if long else "ok",
-               f"extraction: {queue['pending']} window(s) pending, ETA {duration_text(eta)}; "
-               "run `ramem --llm M extract --budget 8h` (turns stay searchable meanwhile)")
-    if queue["failed"]:
-        report("WARN", f"extraction: {queue['failed']} window(s) failed; "
-                       "`ramem --llm M extract --retry-failed`")
-    if problems:
+    findings = examine(memory, resolve_models_dir(context.settings.models_dir, None))
+    for finding in findings:
+        click.echo(f"{finding.level:<4} {finding.text}")
+    if any(finding.level == BAD for finding in findings):
         raise SystemExit(1)
 
 

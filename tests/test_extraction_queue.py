@@ -128,7 +128,7 @@ def test_a_budget_without_a_unit_is_refused(text):
         DURATION.convert(text, None, None)
 
 
-def test_stats_and_doctor_show_a_long_queue(bank, tmp_path):
+def test_stats_and_doctor_show_a_long_queue_and_an_embedder_that_does_not_load(bank, tmp_path):
     bank.plan_extraction(window_size=3, overlap=0)
     bank.store.record_window_seconds("big-model", 2000.0)
     bank.close()
@@ -136,16 +136,21 @@ def test_stats_and_doctor_show_a_long_queue(bank, tmp_path):
     stats = runner.invoke(cli, ["--db", str(tmp_path / "b.db"), "stats"])
     assert "extraction windows: pending 4, done 0, failed 0" in stats.output
     assert "pending extraction: ETA 2h13m at 2000.0 s/window measured for big-model" in stats.output
-    doctor = runner.invoke(cli, ["--db", str(tmp_path / "b.db"), "doctor"])
-    assert doctor.exit_code == 0, doctor.output
-    assert "ok   bank file: ok" in doctor.output
+    doctor = runner.invoke(cli, ["--db", str(tmp_path / "b.db"), "doctor"],
+                           env={"RAMEM_MODELS_DIR": str(tmp_path / "models")})
+    assert "ok   bank file: integrity_check ok" in doctor.output
+    assert "ok   sqlite-vec v" in doctor.output
     assert "WARN extraction: 4 window(s) pending, ETA 2h13m" in doctor.output
+    # The test bank's embedder is a unit-test fake no command can load: that is BAD.
+    assert "BAD  embedder hashing-test: the bank's embedder is unavailable" in doctor.output
+    assert doctor.exit_code == 1
 
 
 def test_doctor_fails_when_the_full_text_index_is_out_of_step(bank, tmp_path):
     bank.store.db.execute("DELETE FROM memories_fts WHERE rowid = (SELECT min(id) FROM memories)")
     bank.close()
-    doctor = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "doctor"])
+    doctor = CliRunner().invoke(cli, ["--db", str(tmp_path / "b.db"), "doctor"],
+                                env={"RAMEM_MODELS_DIR": str(tmp_path / "models")})
     assert doctor.exit_code == 1
     assert "BAD  full-text index: 9 rows for 10 memories" in doctor.output
 

@@ -100,9 +100,13 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger):
         with self.db:
             yield
 
-    def quick_check(self) -> list[str]:
-        """SQLite's ``quick_check``: ["ok"] for a sound file, else the problems it found."""
-        return [row[0] for row in self.db.execute("PRAGMA quick_check")]
+    def integrity_check(self) -> list[str]:
+        """SQLite's ``integrity_check``: ["ok"] for a sound file, else the problems found."""
+        return [row[0] for row in self.db.execute("PRAGMA integrity_check")]
+
+    def vec_version(self) -> str:
+        """The version of the loaded sqlite-vec extension."""
+        return self.db.execute("SELECT vec_version()").fetchone()[0]
 
     # ------------------------------------------------------------------- meta
     def get_meta(self, key: str) -> str | None:

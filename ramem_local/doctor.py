@@ -1,0 +1,110 @@
+"""`ramem doctor`: what can be wrong with a bank, checked one thing at a time.
+
+Each check returns :class:`Finding` lines: ``ok``, ``WARN`` (works, but needs attention: a long
+extraction queue, missing vectors) or ``BAD`` (something is broken: the file, an index out of
+step with the memories, an embedder that no longer loads or has changed, a model file whose hash
+no longer matches).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .api import Memory
+from .ingest.llm_pipeline import INLINE_EXTRACTION_WINDOWS
+from .render import duration_text
+
+OK, WARN, BAD = "ok", "WARN", "BAD"
+# A pending extraction longer than this is worth a warning.
+LONG_QUEUE_SECONDS = 3600
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: str  # OK, WARN or BAD
+    text: str
+
+
+def bank_file(memory: Memory) -> list[Finding]:
+    problems = memory.store.integrity_check()
+    if problems == ["ok"]:
+        return [Finding(OK, "bank file: integrity_check ok")]
+    return [Finding(BAD, "bank file: " + "; ".join(problems[:5]))]
+
+
+def vector_extension(memory: Memory) -> list[Finding]:
+    return [Finding(OK, f"sqlite-vec {memory.store.vec_version()} loaded")]
+
+
+def full_text_index(memory: Memory) -> list[Finding]:
+    store = memory.store
+    memories, rows = store.memory_count(), store.fts_row_count()
+    healthy = store.fts_integrity_ok() and rows == memories
+    text = f"full-text index: {rows} rows for {memories} memories"
+    return [Finding(OK if healthy else BAD, text)]
+
+
+def embedder(memory: Memory) -> list[Finding]:
+    store = memory.store
+    recorded = store.embedder_fingerprint()
+    if recorded is None:
+        return [Finding(OK, "embedder: none recorded (BM25 only)")]
+    findings: list[Finding] = []
+    if memory.embedder is None:
+        reason = "; ".join(memory.notes) or "not loaded"
+        findings.append(Finding(BAD, f"embedder {recorded.name}: {reason}"))
+    elif memory.embedder.fingerprint != recorded:
+        findings.append(Finding(BAD, f"embedder {recorded.name}: the loaded model differs from "
+                                     "the one the vectors were made with (`ramem reindex`)"))
+    else:
+        findings.append(Finding(OK, f"embedder {recorded.name} ({recorded.dimension}-d) loads "
+                                    "and matches the bank"))
+    memories, vectors = store.memory_count(), store.vector_count()
+    findings.append(Finding(OK if vectors == memories else WARN,
+                            f"vectors: {vectors} for {memories} memories"
+                            + ("" if vectors == memories else " (`ramem reindex` fills them)")))
+    return findings
+
+
+def installed_models(models_dir: Path) -> list[Finding]:
+    from .runtime.registry import verify_models
+
+    rows = verify_models(models_dir)
+    bad = [f"{name}: {message}" for name, ok, message in rows if not ok]
+    if not rows:
+        return [Finding(OK, f"models: none recorded in {models_dir}")]
+    if not bad:
+        return [Finding(OK, f"models: {len(rows)} file(s) in {models_dir} match their hashes")]
+    return [Finding(BAD, f"model file {line}") for line in bad]
+
+
+def extraction_queue(memory: Memory) -> list[Finding]:
+    queue = memory.extraction_queue()
+    findings: list[Finding] = []
+    if queue["pending"]:
+        eta = queue["eta_seconds"]
+        long = (eta is not None and eta > LONG_QUEUE_SECONDS) or (
+            eta is None and queue["pending"] > INLINE_EXTRACTION_WINDOWS)
+        findings.append(Finding(
+            WARN if long else OK,
+            f"extraction: {queue['pending']} window(s) pending, ETA {duration_text(eta)}; "
+            "run `ramem --llm M extract --budget 8h` (turns stay searchable meanwhile)"))
+    if queue["failed"]:
+        findings.append(Finding(WARN, f"extraction: {queue['failed']} window(s) failed; "
+                                      "`ramem --llm M extract --retry-failed`"))
+    return findings
+
+
+def examine(memory: Memory, models_dir: Path) -> list[Finding]:
+    """Every check, in the order a user would want to read them."""
+    checks: list[Callable[[], list[Finding]]] = [
+        lambda: bank_file(memory),
+        lambda: vector_extension(memory),
+        lambda: full_text_index(memory),
+        lambda: embedder(memory),
+        lambda: installed_models(models_dir),
+        lambda: extraction_queue(memory),
+    ]
+    return [finding for check in checks for finding in check()]
