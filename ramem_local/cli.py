@@ -188,6 +188,26 @@ class Duration(click.ParamType):
 DURATION = Duration()
 
 
+def window_options(prefix: str) -> Callable[[Callable], Callable]:
+    """--window, --overlap and --max-tokens of LLM extraction (``prefix`` starts each help)."""
+    options = [
+        click.option("--window", default=40, show_default=True, type=click.IntRange(2, 400),
+                     help=prefix + "turns per extraction window (for turns not yet planned)."),
+        click.option("--overlap", default=2, show_default=True, type=click.IntRange(0, 50),
+                     help=prefix + "turns shared by consecutive windows."),
+        click.option("--max-tokens", default=1536, show_default=True,
+                     type=click.IntRange(8, 8192),
+                     help=prefix + "output budget of one extraction call."),
+    ]
+
+    def decorate(func: Callable) -> Callable:
+        for option in reversed(options):
+            func = option(func)
+        return func
+
+    return decorate
+
+
 def json_option(func: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(
         func
@@ -300,12 +320,7 @@ def add(context: Context, text: str, at: str | None, speaker: str, conversation:
               help="Do not ground time expressions inside turns ('last Saturday').")
 @click.option("--retry-failed", is_flag=True,
               help="With --llm: retry extraction windows that failed before (FILE optional).")
-@click.option("--window", default=40, show_default=True, type=click.IntRange(2, 400),
-              help="With --llm: turns per extraction window.")
-@click.option("--overlap", default=2, show_default=True, type=click.IntRange(0, 50),
-              help="With --llm: turns shared by consecutive windows.")
-@click.option("--max-tokens", default=1536, show_default=True, type=click.IntRange(8, 8192),
-              help="With --llm: output budget of one extraction call.")
+@window_options("With --llm: ")
 @click.option("--extract", "extract_when", type=click.Choice(["auto", "now", "later"]),
               default="auto", show_default=True,
               help=f"With --llm: extract now, or queue the windows for `ramem extract`; auto "
@@ -396,12 +411,7 @@ def _window_progress(memory: Memory) -> Callable[[Any], None]:
 @click.option("--retry-failed", is_flag=True, help="Also retry windows that failed before.")
 @click.option("--limit", type=click.IntRange(1, None), metavar="N",
               help="At most N windows in this run.")
-@click.option("--window", default=40, show_default=True, type=click.IntRange(2, 400),
-              help="Turns per extraction window (for turns not yet planned).")
-@click.option("--overlap", default=2, show_default=True, type=click.IntRange(0, 50),
-              help="Turns shared by consecutive windows (for turns not yet planned).")
-@click.option("--max-tokens", default=1536, show_default=True, type=click.IntRange(8, 8192),
-              help="Output budget of one extraction call.")
+@window_options("")
 @json_option
 @pass_context
 def extract(context: Context, budget: float | None, since: str | None,
