@@ -27,10 +27,14 @@ from .render import (
     duration_text,
     extraction_lines,
     extraction_summary,
+    forget_dict,
+    forget_lines,
     memory_dict,
     queue_lines,
     span_text,
     stats_lines,
+    timeline_dict,
+    timeline_lines,
     trace_dict,
     window_line,
 )
@@ -579,13 +583,121 @@ def export(context: Context, file: Path) -> None:
 
 
 @cli.command()
-@click.argument("memory_id", type=int)
+@click.argument("memory_ids", nargs=-1, type=int, metavar="[ID]...")
+@click.option("--conversation", metavar="NAME", help="Everything of this conversation.")
+@click.option("--person", metavar="NAME",
+              help="What NAME said and the memories that name them.")
+@click.option("--from", "start", metavar="WHEN", help="What was said at or after WHEN.")
+@click.option("--to", "end", metavar="WHEN",
+              help="What was said before WHEN (a day without a time: up to its end).")
+@click.option("--all", "everything", is_flag=True, help="Everything in the bank (needs --yes).")
+@click.option("--yes", is_flag=True, help="Confirm --all.")
+@click.option("--dry-run", is_flag=True, help="List what would go; change nothing.")
+@click.option("--keep-turns", is_flag=True,
+              help="Keep the verbatim source turns (default: they go unless another memory "
+                   "cites them).")
+@json_option
 @pass_context
-def forget(context: Context, memory_id: int) -> None:
-    """Delete one memory (its source turns stay)."""
-    if not context.memory(create=False).forget(memory_id):
-        raise ValueError(f"no memory with id {memory_id}")
-    click.echo(f"forgot memory {memory_id}")
+def forget(context: Context, memory_ids: tuple[int, ...], conversation: str | None,
+           person: str | None, start: str | None, end: str | None, everything: bool,
+           yes: bool, dry_run: bool, keep_turns: bool, as_json: bool) -> None:
+    """Forget memories so that nothing of them is left in the bank file.
+
+    \b
+    Say what to forget:
+      ramem forget 12 15                      memories by id
+      ramem forget --conversation NAME        a conversation
+      ramem forget --person Ben               what Ben said, and memories naming Ben
+      ramem forget --from 2024-05-01 --to 2024-05-07   what was said in that week
+      ramem forget --all --yes                everything
+    --conversation, --person and --from/--to combine (all must hold). Try --dry-run first.
+
+    A memory's source turns go too unless another memory cites them (--keep-turns keeps
+    them), with the text that quoted them around other turns; search indexes, vectors,
+    provenance and extraction windows follow, in one transaction. Deleted content is
+    overwritten with zeros and the write-ahead log is emptied into the bank file.
+    """
+    selectors = bool(memory_ids) or any(v is not None for v in (conversation, person, start,
+                                                                  end))
+    if not selectors and not everything:
+        raise click.UsageError("say what to forget: memory ids, --conversation NAME, "
+                               "--person NAME, --from/--to WHEN, or --all --yes")
+    if everything and selectors:
+        raise click.UsageError("--all takes no other selector")
+    if everything and not (yes or dry_run):
+        raise click.UsageError("--all forgets the whole bank: add --yes to confirm "
+                               "(or --dry-run to see what would go)")
+    memory = context.memory(create=False)
+    report = memory.forget(*memory_ids, conversation=conversation, person=person, start=start,
+                           end=end, everything=everything, keep_turns=keep_turns,
+                           dry_run=dry_run)
+    if as_json:
+        _echo_json(forget_dict(report, memory.tz))
+        return
+    for line in forget_lines(report, memory.tz):
+        click.echo(line)
+    if not report.checkpointed:
+        click.echo("note: another process holds the bank open: the write-ahead log still "
+                   "holds the forgotten pages until it closes", err=True)
+
+
+@cli.command()
+@click.option("--from", "start", metavar="WHEN", help="From WHEN (default: the beginning).")
+@click.option("--to", "end", metavar="WHEN",
+              help="Up to WHEN (a day without a time: up to its end; default: the end).")
+@click.option("--person", metavar="NAME", help="Only what NAME said or what names them.")
+@click.option("--conversation", metavar="NAME", help="Only this conversation.")
+@click.option("--limit", default=1000, show_default=True, type=click.IntRange(1, 1_000_000),
+              help="At most N memories.")
+@json_option
+@pass_context
+def timeline(context: Context, start: str | None, end: str | None, person: str | None,
+             conversation: str | None, limit: int, as_json: bool) -> None:
+    """The memories of a time window, day by day and session by session (no question needed).
+
+    \b
+      ramem timeline --from 2024-05-01 --to 2024-05-07
+      ramem timeline --from "last Monday" --person Ben --json
+    """
+    memory = context.memory(create=False)
+    days = memory.timeline(start=start, end=end, person=person, conversation=conversation,
+                           limit=limit + 1)
+    shown = sum(len(e) for e in _timeline_entries(days))
+    if shown > limit:
+        days = _trim_timeline(days, limit)
+    if as_json:
+        _echo_json({"days": timeline_dict(days, memory.tz), "truncated": shown > limit})
+        return
+    if not days:
+        click.echo("no memories in this window")
+        return
+    for line in timeline_lines(days, memory.tz):
+        click.echo(line)
+    if shown > limit:
+        click.echo(f"(more than {limit} memories: narrow with --from/--to or raise --limit)",
+                   err=True)
+
+
+def _timeline_entries(days: list[Any]) -> list[list[Any]]:
+    return [session.entries for day in days for session in day.sessions]
+
+
+def _trim_timeline(days: list[Any], limit: int) -> list[Any]:
+    """The first ``limit`` memories of a timeline (one more was fetched to know there is more)."""
+    left = limit
+    kept = []
+    for day in days:
+        sessions = []
+        for session in day.sessions:
+            if left <= 0:
+                break
+            session.entries = session.entries[:left]
+            left -= len(session.entries)
+            sessions.append(session)
+        if sessions:
+            day.sessions = sessions
+            kept.append(day)
+    return kept
 
 
 @cli.command()

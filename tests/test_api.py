@@ -118,16 +118,28 @@ def test_forget_removes_a_memory_from_search(tmp_path, hashing_embedder, chat_fi
         memory.ingest(chat_file)
         top = memory.search("Pixel the grey cat", k=10).results[0].memory
         assert top.source_turns == ["m-1"]
-        assert memory.forget(top.id) is True
+        report = memory.forget(top.id)
+        assert report.memory_ids == [top.id] and len(report.turn_ids) == 1
         assert memory.get(top.id) is None
         remaining = memory.search("Pixel the grey cat", k=10).results
         assert top.id not in {c.memory.id for c in remaining}
         assert remaining, "the other memories are still found"
-        assert memory.forget(top.id) is False
+        with pytest.raises(ValueError, match=f"no memory with id {top.id}"):
+            memory.forget(top.id)
         stats = memory.stats()
         assert stats["memories"] == len(JSONL_TURNS) - 1
         assert stats["vectors"] == stats["memories"]
-        assert stats["turns"] == len(JSONL_TURNS), "forgetting keeps the source turn"
+        assert stats["turns"] == len(JSONL_TURNS) - 1, "its source turn went with it"
+
+
+def test_forget_keep_turns_keeps_the_source_turn(tmp_path, hashing_embedder, chat_file):
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        memory.ingest(chat_file)
+        report = memory.forget(1, keep_turns=True)
+        assert report.memory_ids == [1] and report.turn_ids == []
+        stats = memory.stats()
+        assert stats["memories"] == len(JSONL_TURNS) - 1
+        assert stats["turns"] == len(JSONL_TURNS)
 
 
 def test_stats_counts(tmp_path, hashing_embedder, chat_file):

@@ -23,7 +23,8 @@ from samples import JSONL_TURNS
 from ramem_local.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
-COMMANDS = ("init", "add", "ingest", "search", "list", "show", "forget", "stats", "reindex",
+COMMANDS = ("init", "add", "ingest", "search", "list", "show", "forget", "timeline", "stats",
+            "reindex",
             "models", "eval")
 
 # A LoCoMo-shaped file: 2 sessions, 7 turns, one shared image (blip_caption).
