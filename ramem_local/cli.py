@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .api import Memory
-from .config import ConfigError, Settings, load_settings
+from .config import (
+    KEYS,
+    ConfigError,
+    Settings,
+    config_path,
+    set_config_value,
+    settings_with_sources,
+    unset_config_value,
+)
 from .ingest.formats import FormatError
 from .ingest.llm_pipeline import INLINE_EXTRACTION_WINDOWS
 from .recall.when import parse_when
@@ -88,8 +96,9 @@ def require_file(path: Path) -> None:
 class Context:
     """What the group options resolve to; opens the bank lazily, once."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, sources: dict[str, str] | None = None):
         self.settings = settings
+        self.sources = sources or {}
         self._memory: Memory | None = None
 
     def memory(self, *, create: bool = True, announce: bool = False,
@@ -115,6 +124,13 @@ class Context:
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()
+
+    def question_defaults(self, k: int | None, mode: str | None,
+                          buffer_days: float | None) -> tuple[int, str, float]:
+        """search / ask options not given on the command line come from the settings."""
+        settings = self.settings
+        return (settings.k if k is None else k, settings.mode if mode is None else mode,
+                settings.buffer_days if buffer_days is None else buffer_days)
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -204,13 +220,12 @@ def question_options(func: Callable) -> Callable:
         click.option("--as-of", metavar="WHEN",
                      help="Reference time for 'last week' etc. Default: the bank's latest "
                           "session."),
-        click.option("--mode", type=click.Choice(["ramem", "baseline"]), default="ramem",
-                     show_default=True,
+        click.option("--mode", type=click.Choice(["ramem", "baseline"]),
                      help="ramem: episode-compatible memories first; baseline: content "
-                          "relevance only."),
-        click.option("--buffer-days", default=5.0, show_default=True,
-                     type=click.FloatRange(0, 365),
-                     help="Days added on each side of a question's time range."),
+                          "relevance only. Default: config `mode`, else ramem."),
+        click.option("--buffer-days", type=click.FloatRange(0, 365),
+                     help="Days added on each side of a question's time range. Default: "
+                          "config `buffer_days`, else 5."),
         click.option("--conversation", help="Only this conversation."),
         click.option("--no-turns", "exclude_turns", is_flag=True,
                      help="Extracted memories only (turn memories stay stored)."),
@@ -255,10 +270,17 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
     """
     if db and bank:
         raise click.UsageError("give --db or --bank, not both")
-    settings = load_settings(db=db, bank=bank, embedder=embedder, llm=llm,
-                             llm_threads=llm_threads, models_dir=models_dir,
-                             timezone=timezone_name)
-    ctx.obj = Context(settings)
+    flags = {"db": db, "bank": bank, "embedder": embedder, "llm": llm,
+             "llm_threads": llm_threads, "models_dir": models_dir, "timezone": timezone_name}
+    try:
+        settings, sources = settings_with_sources(**flags)
+    except ConfigError as exc:
+        if ctx.invoked_subcommand != "config":
+            raise
+        # `ramem config set/unset` must be able to repair a file with a bad value.
+        click.echo(f"note: {_one_line(exc)}", err=True)
+        settings, sources = Settings().with_overrides(**flags), {}
+    ctx.obj = Context(settings, sources)
     ctx.call_on_close(ctx.obj.close)
 
 
@@ -463,14 +485,15 @@ def _echo_extraction(report: Any) -> None:
 
 @cli.command()
 @click.argument("question")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000),
-              help="How many memories to return.")
+@click.option("--k", type=click.IntRange(1, 1000),
+              help="How many memories to return. Default: config `k`, else 10.")
 @question_options
 @pass_context
-def search(context: Context, question: str, k: int, as_of: str | None, mode: str,
-           buffer_days: float, conversation: str | None, exclude_turns: bool,
-           as_json: bool) -> None:
+def search(context: Context, question: str, k: int | None, as_of: str | None,
+           mode: str | None, buffer_days: float | None, conversation: str | None,
+           exclude_turns: bool, as_json: bool) -> None:
     """Find the memories that answer QUESTION, with their episode."""
+    k, mode, buffer_days = context.question_defaults(k, mode, buffer_days)
     memory = context.memory(create=False, announce=True)
     response = memory.search(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                              conversation=conversation, exclude_turns=exclude_turns)
@@ -497,17 +520,18 @@ def search(context: Context, question: str, k: int, as_of: str | None, mode: str
 
 @cli.command()
 @click.argument("question")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
-              help="How many memories the answerer may see.")
+@click.option("--k", type=click.IntRange(1, 100),
+              help="How many memories the answerer may see. Default: config `k`, else 10.")
 @question_options
 @pass_context
-def ask(context: Context, question: str, k: int, as_of: str | None, mode: str,
-        buffer_days: float, conversation: str | None, exclude_turns: bool,
+def ask(context: Context, question: str, k: int | None, as_of: str | None, mode: str | None,
+        buffer_days: float | None, conversation: str | None, exclude_turns: bool,
         as_json: bool) -> None:
     """Answer QUESTION from memory, citing the memories used (needs --llm).
 
     Without --llm, prints the best evidence with its episode instead of an answer.
     """
+    k, mode, buffer_days = context.question_defaults(k, mode, buffer_days)
     memory = context.memory(create=False, announce=True)
     answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                         conversation=conversation, exclude_turns=exclude_turns)
@@ -774,6 +798,69 @@ def reindex(context: Context) -> None:
                      create=False) as memory:
         count = memory.reindex(settings.embedder, models_dir=settings.models_dir)
     click.echo(f"re-embedded {count} memories")
+
+
+@cli.group(name="config")
+def config_group() -> None:
+    """Read and change the config file (JSON; RAMEM_CONFIG, or the user config folder).
+
+    \b
+      ramem config list                 every key, its value and where it comes from
+      ramem config set k 20             search and ask return 20 memories
+      ramem config set embedder ~/models/all-MiniLM-L6-v2
+      ramem config get mode
+      ramem config unset k
+
+    Settings come from defaults, then this file, then RAMEM_* variables, then flags.
+    """
+
+
+def _shown(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+@config_group.command(name="get")
+@click.argument("key")
+@click.pass_obj
+def config_get(context: Context, key: str) -> None:
+    """Print the value KEY has now (from the file, the environment or a flag)."""
+    if key not in KEYS:
+        raise ConfigError(f"unknown config key {key!r} (known: {', '.join(KEYS)})")
+    click.echo(_shown(getattr(context.settings, key)))
+
+
+@config_group.command(name="set")
+@click.argument("key")
+@click.argument("value")
+def config_set(key: str, value: str) -> None:
+    """Write KEY = VALUE into the config file (checked first; the file is replaced whole)."""
+    stored = set_config_value(key, value)
+    click.echo(f"{key} = {stored} ({config_path()})")
+
+
+@config_group.command(name="unset")
+@click.argument("key")
+def config_unset(key: str) -> None:
+    """Remove KEY from the config file (it falls back to its default)."""
+    removed = unset_config_value(key)
+    click.echo(f"{key} {'removed from' if removed else 'was not set in'} {config_path()}")
+
+
+@config_group.command(name="list")
+@json_option
+@click.pass_obj
+def config_list(context: Context, as_json: bool) -> None:
+    """Every key with its value, where the value comes from, and what it does."""
+    rows = [{"key": key, "value": getattr(context.settings, key),
+             "source": context.sources.get(key, "default"), "description": text}
+            for key, text in KEYS.items()]
+    if as_json:
+        _echo_json({"config_file": str(config_path()), "settings": rows})
+        return
+    click.echo(f"config file: {config_path()}")
+    for row in rows:
+        click.echo(f"  {row['key']:<12} {_shown(row['value']):<24} {row['source']:<11} "
+                   f"{row['description']}")
 
 
 @cli.group()
