@@ -46,13 +46,15 @@ class Memory:
 
     def __init__(self, store: Store, *, embedder: Embedder | None, tz: ZoneInfo,
                  llm: LLM | None = None, notes: list[str] | None = None,
-                 country: str = DEFAULT_COUNTRY):
+                 country: str = DEFAULT_COUNTRY, warnings: list[str] | None = None):
         self.store = store
         self.embedder = embedder
         self.llm = llm
         self.tz = tz
         self.country = country
         self.notes = notes or []
+        # Notes every command should show (e.g. the bank's embedder could not be loaded).
+        self.warnings = warnings or []
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -83,6 +85,7 @@ class Memory:
         another once it holds memories (their event times were read with it).
         """
         notes: list[str] = []
+        warnings: list[str] = []
         # Models named by the caller load before the bank opens: a typo creates no bank file.
         explicit = _load_explicit_embedder(embedder, models_dir)
         language_model = _load_llm(llm, models_dir, llm_threads)
@@ -91,16 +94,16 @@ class Memory:
         try:
             tz = _bank_timezone(store, timezone_name)
             bank_country = _bank_country(store, wanted_country)
-            loaded = explicit or _load_recorded_embedder(store, models_dir, notes)
+            loaded = explicit or _load_recorded_embedder(store, models_dir, notes, warnings)
             if loaded is not None:
                 store.bind_embedder(loaded.fingerprint)
                 if embedder is not None:
-                    store.set_meta("embedder_source", _source_of(embedder, loaded))
+                    _record_embedder(store, embedder, loaded)
         except BaseException:
             store.close()
             raise
         return cls(store, embedder=loaded, tz=tz, llm=language_model, notes=notes,
-                   country=bank_country)
+                   country=bank_country, warnings=warnings)
 
     def close(self) -> None:
         self.store.close()
@@ -327,7 +330,7 @@ class Memory:
         self.store.drop_vectors()
         self.store.bind_embedder(loaded.fingerprint)
         if embedder is not None:
-            self.store.set_meta("embedder_source", _source_of(embedder, loaded))
+            _record_embedder(self.store, embedder, loaded)
         self.embedder = loaded
         return embed_missing(self.store, loaded)
 
@@ -548,19 +551,49 @@ def _load_explicit_embedder(requested: str | Path | Embedder | None,
     return open_embedder(str(requested), resolve_models_dir(models_dir, None))
 
 
+def _record_embedder(store: Store, requested: object, loaded: Embedder) -> None:
+    """Remember how to load the embedder next time: what was asked for, and the folder it was
+    read from (so a folder given once is found again without the flag)."""
+    store.set_meta("embedder_source", _source_of(requested, loaded))
+    folder = getattr(getattr(loaded, "spec", None), "folder", None)
+    if folder is not None:
+        store.set_meta("embedder_folder", str(folder))
+    else:
+        store.db.execute("DELETE FROM meta WHERE key = 'embedder_folder'")
+
+
 def _load_recorded_embedder(store: Store, models_dir: str | Path | None,
-                            notes: list[str]) -> Embedder | None:
-    """The embedder the bank was built with, when its files are still there."""
+                            notes: list[str], warnings: list[str]) -> Embedder | None:
+    """The embedder the bank was built with: from the folder it was read from, else by the
+    name it was asked for, else by its registry name. When none loads (or loads another
+    model), retrieval is BM25 only and new memories get no vectors: said in ``warnings``."""
     from .runtime.embedder import EmbedderError
     from .runtime.loading import open_embedder
+    from .runtime.registry import ModelError
 
-    recorded = store.get_meta("embedder_source")
-    if recorded is None:
+    fingerprint = store.embedder_fingerprint()
+    candidates = [store.get_meta("embedder_folder"), store.get_meta("embedder_source"),
+                  fingerprint.name if fingerprint else None]
+    tried = list(dict.fromkeys(c for c in candidates if c))
+    if not tried:
         if store.memory_count() > 0:
             notes.append("no embedder configured: retrieval is BM25 only")
         return None
-    try:
-        return open_embedder(recorded, resolve_models_dir(models_dir, None))
-    except EmbedderError as exc:
-        notes.append(f"the bank's embedder is unavailable ({exc}): retrieval is BM25 only")
-        return None
+    reasons = []
+    for candidate in tried:
+        try:
+            loaded = open_embedder(candidate, resolve_models_dir(models_dir, None))
+        except (EmbedderError, ModelError, OSError) as exc:
+            reasons.append(str(exc))
+            continue
+        if fingerprint is not None and loaded.fingerprint != fingerprint:
+            reasons.append(f"{candidate} is {loaded.fingerprint.describe()}")
+            continue
+        return loaded
+    wanted = fingerprint.describe() if fingerprint else tried[0]
+    message = (f"this bank's embedder ({wanted}) could not be loaded: {'; '.join(reasons)}. "
+               "Retrieval is BM25 only and new memories get no vectors; pass --embedder "
+               "NAME|DIR")
+    notes.append(message)
+    warnings.append(message)
+    return None

@@ -116,9 +116,8 @@ class Context:
                 country=country,
                 create=create,
             )
-            if announce:
-                for note in self._memory.notes:
-                    click.echo(f"note: {note}", err=True)
+            for note in self._memory.notes if announce else self._memory.warnings:
+                click.echo(f"note: {note}", err=True)
         return self._memory
 
     def close(self) -> None:

@@ -529,3 +529,33 @@ def test_config_keys_are_the_settings():
     from ramem_local.config import KEYS, Settings
 
     assert list(KEYS) == [f.name for f in fields(Settings)]
+
+
+@pytest.mark.real_model
+def test_a_bank_made_with_an_embedder_folder_reloads_it_without_the_flag(bank, jsonl_file,
+                                                                         minilm_dir, tmp_path):
+    import shutil
+
+    folder = shutil.copytree(minilm_dir, tmp_path / "my-embedder")
+    ingest_json(bank, jsonl_file, "--embedder", folder)
+    result = ok(ramem("--db", bank, "add", "Fixed the bike", "--at", "2024-03-06"))
+    assert result.stderr == ""
+    stats = stats_of(bank)
+    assert stats["vectors"] == stats["memories"] == len(JSONL_TURNS) + 1
+    shutil.rmtree(folder)
+    result = ok(ramem("--db", bank, "add", "Oiled the chain", "--at", "2024-03-07"))
+    assert "note: this bank's embedder" in result.stderr
+    assert "could not be loaded" in result.stderr and "BM25 only" in result.stderr
+
+
+def test_add_says_when_the_banks_embedder_cannot_be_loaded(bank, tmp_path):
+    from conftest import HashingEmbedder
+
+    from ramem_local import Memory
+
+    with Memory.open(bank, embedder=HashingEmbedder()) as memory:
+        memory.add("Planted tomatoes", at="2024-05-04")
+    result = ok(ramem("--db", bank, "add", "Repotted the basil", "--at", "2024-05-05"))
+    assert result.stderr.count("could not be loaded") == 1, result.stderr
+    result = ok(ramem("--db", bank, "search", "basil"))
+    assert result.stderr.count("could not be loaded") == 1, "said once, not twice"
