@@ -24,8 +24,7 @@ from ramem_local.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
 COMMANDS = ("init", "add", "ingest", "search", "list", "show", "forget", "timeline", "stats",
-            "reindex",
-            "models", "eval")
+            "reindex", "config", "models", "eval")
 
 # A LoCoMo-shaped file: 2 sessions, 7 turns, one shared image (blip_caption).
 CAPTION = "a watercolor painting of a sunrise over a lake"
