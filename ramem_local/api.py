@@ -25,11 +25,15 @@ from .store import Store, StoreError, turn_key
 from .types import (
     DAY,
     Answer,
+    ForgetReport,
     MemoryRecord,
     ParsedConversation,
     RecallFrame,
     SearchResponse,
     Session,
+    TimelineDay,
+    TimelineEntry,
+    TimelineSession,
     Turn,
 )
 
@@ -42,13 +46,15 @@ class Memory:
 
     def __init__(self, store: Store, *, embedder: Embedder | None, tz: ZoneInfo,
                  llm: LLM | None = None, notes: list[str] | None = None,
-                 country: str = DEFAULT_COUNTRY):
+                 country: str = DEFAULT_COUNTRY, warnings: list[str] | None = None):
         self.store = store
         self.embedder = embedder
         self.llm = llm
         self.tz = tz
         self.country = country
         self.notes = notes or []
+        # Notes every command should show (e.g. the bank's embedder could not be loaded).
+        self.warnings = warnings or []
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -79,6 +85,7 @@ class Memory:
         another once it holds memories (their event times were read with it).
         """
         notes: list[str] = []
+        warnings: list[str] = []
         # Models named by the caller load before the bank opens: a typo creates no bank file.
         explicit = _load_explicit_embedder(embedder, models_dir)
         language_model = _load_llm(llm, models_dir, llm_threads)
@@ -87,16 +94,16 @@ class Memory:
         try:
             tz = _bank_timezone(store, timezone_name)
             bank_country = _bank_country(store, wanted_country)
-            loaded = explicit or _load_recorded_embedder(store, models_dir, notes)
+            loaded = explicit or _load_recorded_embedder(store, models_dir, notes, warnings)
             if loaded is not None:
                 store.bind_embedder(loaded.fingerprint)
                 if embedder is not None:
-                    store.set_meta("embedder_source", _source_of(embedder, loaded))
+                    _record_embedder(store, embedder, loaded)
         except BaseException:
             store.close()
             raise
         return cls(store, embedder=loaded, tz=tz, llm=language_model, notes=notes,
-                   country=bank_country)
+                   country=bank_country, warnings=warnings)
 
     def close(self) -> None:
         self.store.close()
@@ -217,8 +224,97 @@ class Memory:
         """
         return write_jsonl(self.store.all_turns(), Path(path), self.tz)
 
-    def forget(self, memory_id: int) -> bool:
-        return self.store.delete_memory(memory_id)
+    def forget(
+        self,
+        *memory_ids: int,
+        conversation: str | None = None,
+        person: str | None = None,
+        start: When | None = None,
+        end: When | None = None,
+        everything: bool = False,
+        keep_turns: bool = False,
+        dry_run: bool = False,
+        show: int = 50,
+    ) -> ForgetReport:
+        """Forget memories so that nothing of them is left in the bank file.
+
+        Say what: memory ids; or any of ``conversation``, ``person`` (what they said and the
+        memories that name them) and ``start`` / ``end`` (what was said then; a day given
+        without a time includes that whole day), which all must hold; or ``everything``. A
+        memory that cites a forgotten turn goes too. By default the source turns of forgotten
+        memories go with them (with the turn's own memory, and the neighbour text of the turns
+        around it) unless an extracted memory that stays cites them; ``keep_turns`` keeps them.
+        FTS rows, vectors, provenance, extraction windows, emptied sessions and conversations
+        follow, in one transaction; deleted content is overwritten and the write-ahead log is
+        emptied. ``dry_run`` only reports what would go (``shown``: the first ``show``).
+        """
+        filters = conversation is not None or person is not None or (
+            start is not None or end is not None)
+        if not (memory_ids or filters or everything):
+            raise ValueError("say what to forget: memory ids, a conversation, a person, a "
+                             "time range, or everything")
+        if everything and (memory_ids or filters):
+            raise ValueError("forgetting everything takes no other selector")
+        if memory_ids and filters:
+            raise ValueError("give memory ids or a conversation / person / time range, "
+                             "not both")
+        if memory_ids:
+            missing = sorted(set(memory_ids) - self.store.existing_memory_ids(memory_ids))
+            if missing:
+                raise ValueError(f"no memory with id {', '.join(map(str, missing))}")
+        window = self._window(start, end)
+        if person is not None:
+            self._require_person(person)
+        plan = self.store.plan_forget(
+            memory_ids=memory_ids, conversation_id=self._conversation_id(conversation),
+            person=person, start=window[0], end=window[1], everything=everything,
+            keep_turns=keep_turns,
+        )
+        shown_ids = plan.memory_ids[:show]
+        found = self.store.get_memories(shown_ids)
+        report = ForgetReport(memory_ids=plan.memory_ids, turn_ids=plan.turn_ids,
+                              conversations=plan.conversations, dry_run=dry_run,
+                              shown=[found[i] for i in shown_ids if i in found])
+        if not dry_run and plan:
+            self.store.forget(plan)
+            report.checkpointed = self.store.checkpoint()
+        return report
+
+    def timeline(
+        self,
+        *,
+        start: When | None = None,
+        end: When | None = None,
+        person: str | None = None,
+        conversation: str | None = None,
+        limit: int = 1000,
+    ) -> list[TimelineDay]:
+        """The memories said in a window, in time order, grouped by day (in the bank's
+        timezone) and session; no question needed. ``end`` given as a day includes it."""
+        if self.store.memory_count() == 0:
+            raise ValueError("this bank holds no memories yet")
+        window = self._window(start, end)
+        if person is not None:
+            self._require_person(person)
+        rows = self.store.timeline_rows(
+            start=window[0], end=window[1], person=person,
+            conversation_id=self._conversation_id(conversation), limit=limit,
+        )
+        records = self.store.get_memories([r.memory_id for r in rows])
+        days: list[TimelineDay] = []
+        sessions: dict[tuple, TimelineSession] = {}
+        for row in rows:
+            day = datetime.fromtimestamp(row.said_at, tz=self.tz).strftime("%Y-%m-%d")
+            if not days or days[-1].day != day:
+                days.append(TimelineDay(day=day))
+                sessions = {}
+            key = (row.conversation, row.session_id, row.session_start)
+            if key not in sessions:
+                sessions[key] = TimelineSession(row.conversation, row.session_ordinal,
+                                                row.session_start)
+                days[-1].sessions.append(sessions[key])
+            sessions[key].entries.append(TimelineEntry(records[row.memory_id], row.said_at))
+        return days
 
     def reindex(self, embedder: str | Path | Embedder | None = None, *,
                 models_dir: str | Path | None = None) -> int:
@@ -234,7 +330,7 @@ class Memory:
         self.store.drop_vectors()
         self.store.bind_embedder(loaded.fingerprint)
         if embedder is not None:
-            self.store.set_meta("embedder_source", _source_of(embedder, loaded))
+            _record_embedder(self.store, embedder, loaded)
         self.embedder = loaded
         return embed_missing(self.store, loaded)
 
@@ -351,6 +447,26 @@ class Memory:
         return stats
 
     # ---------------------------------------------------------------- helpers
+    def _window(self, start: When | None, end: When | None) -> tuple[int | None, int | None]:
+        """``[start, end)`` in Unix seconds; an end that falls on midnight (a day given
+        without a time) includes that day."""
+        first = None if start is None else parse_when(start, self.tz)
+        last = None if end is None else parse_when(end, self.tz)
+        if last is not None and _day_start(last, self.tz) == last:
+            last = _day_start(last + DAY + 3600, self.tz)  # the next midnight, across DST
+        if first is not None and last is not None and last <= first:
+            raise ValueError(f"the time range ends before it starts ({start} → {end})")
+        return first, last
+
+    def _require_person(self, name: str) -> None:
+        if not name.strip():
+            raise ValueError("the person's name is empty")
+        if not self.store.person_known(name):
+            known = self.store.participants()
+            listed = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
+            raise ValueError(f"no person named {name!r} in this bank"
+                             + (f" (known: {listed})" if known else ""))
+
     def _conversation_id(self, name: str | None) -> int | None:
         if name is None:
             return None
@@ -435,19 +551,49 @@ def _load_explicit_embedder(requested: str | Path | Embedder | None,
     return open_embedder(str(requested), resolve_models_dir(models_dir, None))
 
 
+def _record_embedder(store: Store, requested: object, loaded: Embedder) -> None:
+    """Remember how to load the embedder next time: what was asked for, and the folder it was
+    read from (so a folder given once is found again without the flag)."""
+    store.set_meta("embedder_source", _source_of(requested, loaded))
+    folder = getattr(getattr(loaded, "spec", None), "folder", None)
+    if folder is not None:
+        store.set_meta("embedder_folder", str(folder))
+    else:
+        store.db.execute("DELETE FROM meta WHERE key = 'embedder_folder'")
+
+
 def _load_recorded_embedder(store: Store, models_dir: str | Path | None,
-                            notes: list[str]) -> Embedder | None:
-    """The embedder the bank was built with, when its files are still there."""
+                            notes: list[str], warnings: list[str]) -> Embedder | None:
+    """The embedder the bank was built with: from the folder it was read from, else by the
+    name it was asked for, else by its registry name. When none loads (or loads another
+    model), retrieval is BM25 only and new memories get no vectors: said in ``warnings``."""
     from .runtime.embedder import EmbedderError
     from .runtime.loading import open_embedder
+    from .runtime.registry import ModelError
 
-    recorded = store.get_meta("embedder_source")
-    if recorded is None:
+    fingerprint = store.embedder_fingerprint()
+    candidates = [store.get_meta("embedder_folder"), store.get_meta("embedder_source"),
+                  fingerprint.name if fingerprint else None]
+    tried = list(dict.fromkeys(c for c in candidates if c))
+    if not tried:
         if store.memory_count() > 0:
             notes.append("no embedder configured: retrieval is BM25 only")
         return None
-    try:
-        return open_embedder(recorded, resolve_models_dir(models_dir, None))
-    except EmbedderError as exc:
-        notes.append(f"the bank's embedder is unavailable ({exc}): retrieval is BM25 only")
-        return None
+    reasons = []
+    for candidate in tried:
+        try:
+            loaded = open_embedder(candidate, resolve_models_dir(models_dir, None))
+        except (EmbedderError, ModelError, OSError) as exc:
+            reasons.append(str(exc))
+            continue
+        if fingerprint is not None and loaded.fingerprint != fingerprint:
+            reasons.append(f"{candidate} is {loaded.fingerprint.describe()}")
+            continue
+        return loaded
+    wanted = fingerprint.describe() if fingerprint else tried[0]
+    message = (f"this bank's embedder ({wanted}) could not be loaded: {'; '.join(reasons)}. "
+               "Retrieval is BM25 only and new memories get no vectors; pass --embedder "
+               "NAME|DIR")
+    notes.append(message)
+    warnings.append(message)
+    return None

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from .api import Memory
-from .config import ConfigError, Settings, load_settings
+from .config import (
+    KEYS,
+    ConfigError,
+    Settings,
+    config_path,
+    set_config_value,
+    settings_with_sources,
+    unset_config_value,
+)
 from .ingest.formats import FormatError
 from .ingest.llm_pipeline import INLINE_EXTRACTION_WINDOWS
 from .recall.when import parse_when
@@ -27,10 +35,14 @@ from .render import (
     duration_text,
     extraction_lines,
     extraction_summary,
+    forget_dict,
+    forget_lines,
     memory_dict,
     queue_lines,
     span_text,
     stats_lines,
+    timeline_dict,
+    timeline_lines,
     trace_dict,
     window_line,
 )
@@ -84,8 +96,9 @@ def require_file(path: Path) -> None:
 class Context:
     """What the group options resolve to; opens the bank lazily, once."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, sources: dict[str, str] | None = None):
         self.settings = settings
+        self.sources = sources or {}
         self._memory: Memory | None = None
 
     def memory(self, *, create: bool = True, announce: bool = False,
@@ -103,14 +116,20 @@ class Context:
                 country=country,
                 create=create,
             )
-            if announce:
-                for note in self._memory.notes:
-                    click.echo(f"note: {note}", err=True)
+            for note in self._memory.notes if announce else self._memory.warnings:
+                click.echo(f"note: {note}", err=True)
         return self._memory
 
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()
+
+    def question_defaults(self, k: int | None, mode: str | None,
+                          buffer_days: float | None) -> tuple[int, str, float]:
+        """search / ask options not given on the command line come from the settings."""
+        settings = self.settings
+        return (settings.k if k is None else k, settings.mode if mode is None else mode,
+                settings.buffer_days if buffer_days is None else buffer_days)
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -220,13 +239,12 @@ def question_options(func: Callable) -> Callable:
         click.option("--as-of", metavar="WHEN",
                      help="Reference time for 'last week' etc. Default: the bank's latest "
                           "session."),
-        click.option("--mode", type=click.Choice(["ramem", "baseline"]), default="ramem",
-                     show_default=True,
+        click.option("--mode", type=click.Choice(["ramem", "baseline"]),
                      help="ramem: episode-compatible memories first; baseline: content "
-                          "relevance only."),
-        click.option("--buffer-days", default=5.0, show_default=True,
-                     type=click.FloatRange(0, 365),
-                     help="Days added on each side of a question's time range."),
+                          "relevance only. Default: config `mode`, else ramem."),
+        click.option("--buffer-days", type=click.FloatRange(0, 365),
+                     help="Days added on each side of a question's time range. Default: "
+                          "config `buffer_days`, else 5."),
         click.option("--conversation", help="Only this conversation."),
         click.option("--no-turns", "exclude_turns", is_flag=True,
                      help="Extracted memories only (turn memories stay stored)."),
@@ -271,10 +289,17 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
     """
     if db and bank:
         raise click.UsageError("give --db or --bank, not both")
-    settings = load_settings(db=db, bank=bank, embedder=embedder, llm=llm,
-                             llm_threads=llm_threads, models_dir=models_dir,
-                             timezone=timezone_name)
-    ctx.obj = Context(settings)
+    flags = {"db": db, "bank": bank, "embedder": embedder, "llm": llm,
+             "llm_threads": llm_threads, "models_dir": models_dir, "timezone": timezone_name}
+    try:
+        settings, sources = settings_with_sources(**flags)
+    except ConfigError as exc:
+        if ctx.invoked_subcommand != "config":
+            raise
+        # `ramem config set/unset` must be able to repair a file with a bad value.
+        click.echo(f"note: {_one_line(exc)}", err=True)
+        settings, sources = Settings().with_overrides(**flags), {}
+    ctx.obj = Context(settings, sources)
     ctx.call_on_close(ctx.obj.close)
 
 
@@ -469,14 +494,15 @@ def _echo_extraction(report: Any) -> None:
 
 @cli.command()
 @click.argument("question")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 1000),
-              help="How many memories to return.")
+@click.option("--k", type=click.IntRange(1, 1000),
+              help="How many memories to return. Default: config `k`, else 10.")
 @question_options
 @pass_context
-def search(context: Context, question: str, k: int, as_of: str | None, mode: str,
-           buffer_days: float, conversation: str | None, exclude_turns: bool,
-           as_json: bool) -> None:
+def search(context: Context, question: str, k: int | None, as_of: str | None,
+           mode: str | None, buffer_days: float | None, conversation: str | None,
+           exclude_turns: bool, as_json: bool) -> None:
     """Find the memories that answer QUESTION, with their episode."""
+    k, mode, buffer_days = context.question_defaults(k, mode, buffer_days)
     memory = context.memory(create=False, announce=True)
     response = memory.search(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                              conversation=conversation, exclude_turns=exclude_turns)
@@ -503,17 +529,18 @@ def search(context: Context, question: str, k: int, as_of: str | None, mode: str
 
 @cli.command()
 @click.argument("question")
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
-              help="How many memories the answerer may see.")
+@click.option("--k", type=click.IntRange(1, 100),
+              help="How many memories the answerer may see. Default: config `k`, else 10.")
 @question_options
 @pass_context
-def ask(context: Context, question: str, k: int, as_of: str | None, mode: str,
-        buffer_days: float, conversation: str | None, exclude_turns: bool,
+def ask(context: Context, question: str, k: int | None, as_of: str | None, mode: str | None,
+        buffer_days: float | None, conversation: str | None, exclude_turns: bool,
         as_json: bool) -> None:
     """Answer QUESTION from memory, citing the memories used (needs --llm).
 
     Without --llm, prints the best evidence with its episode instead of an answer.
     """
+    k, mode, buffer_days = context.question_defaults(k, mode, buffer_days)
     memory = context.memory(create=False, announce=True)
     answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                         conversation=conversation, exclude_turns=exclude_turns)
@@ -589,13 +616,121 @@ def export(context: Context, file: Path) -> None:
 
 
 @cli.command()
-@click.argument("memory_id", type=int)
+@click.argument("memory_ids", nargs=-1, type=int, metavar="[ID]...")
+@click.option("--conversation", metavar="NAME", help="Everything of this conversation.")
+@click.option("--person", metavar="NAME",
+              help="What NAME said and the memories that name them.")
+@click.option("--from", "start", metavar="WHEN", help="What was said at or after WHEN.")
+@click.option("--to", "end", metavar="WHEN",
+              help="What was said before WHEN (a day without a time: up to its end).")
+@click.option("--all", "everything", is_flag=True, help="Everything in the bank (needs --yes).")
+@click.option("--yes", is_flag=True, help="Confirm --all.")
+@click.option("--dry-run", is_flag=True, help="List what would go; change nothing.")
+@click.option("--keep-turns", is_flag=True,
+              help="Keep the verbatim source turns (default: they go unless another memory "
+                   "cites them).")
+@json_option
 @pass_context
-def forget(context: Context, memory_id: int) -> None:
-    """Delete one memory (its source turns stay)."""
-    if not context.memory(create=False).forget(memory_id):
-        raise ValueError(f"no memory with id {memory_id}")
-    click.echo(f"forgot memory {memory_id}")
+def forget(context: Context, memory_ids: tuple[int, ...], conversation: str | None,
+           person: str | None, start: str | None, end: str | None, everything: bool,
+           yes: bool, dry_run: bool, keep_turns: bool, as_json: bool) -> None:
+    """Forget memories so that nothing of them is left in the bank file.
+
+    \b
+    Say what to forget:
+      ramem forget 12 15                      memories by id
+      ramem forget --conversation NAME        a conversation
+      ramem forget --person Ben               what Ben said, and memories naming Ben
+      ramem forget --from 2024-05-01 --to 2024-05-07   what was said in that week
+      ramem forget --all --yes                everything
+    --conversation, --person and --from/--to combine (all must hold). Try --dry-run first.
+
+    A memory's source turns go too unless another memory cites them (--keep-turns keeps
+    them), with the text that quoted them around other turns; search indexes, vectors,
+    provenance and extraction windows follow, in one transaction. Deleted content is
+    overwritten with zeros and the write-ahead log is emptied into the bank file.
+    """
+    selectors = bool(memory_ids) or any(v is not None for v in (conversation, person, start,
+                                                                  end))
+    if not selectors and not everything:
+        raise click.UsageError("say what to forget: memory ids, --conversation NAME, "
+                               "--person NAME, --from/--to WHEN, or --all --yes")
+    if everything and selectors:
+        raise click.UsageError("--all takes no other selector")
+    if everything and not (yes or dry_run):
+        raise click.UsageError("--all forgets the whole bank: add --yes to confirm "
+                               "(or --dry-run to see what would go)")
+    memory = context.memory(create=False)
+    report = memory.forget(*memory_ids, conversation=conversation, person=person, start=start,
+                           end=end, everything=everything, keep_turns=keep_turns,
+                           dry_run=dry_run)
+    if as_json:
+        _echo_json(forget_dict(report, memory.tz))
+        return
+    for line in forget_lines(report, memory.tz):
+        click.echo(line)
+    if not report.checkpointed:
+        click.echo("note: another process holds the bank open: the write-ahead log still "
+                   "holds the forgotten pages until it closes", err=True)
+
+
+@cli.command()
+@click.option("--from", "start", metavar="WHEN", help="From WHEN (default: the beginning).")
+@click.option("--to", "end", metavar="WHEN",
+              help="Up to WHEN (a day without a time: up to its end; default: the end).")
+@click.option("--person", metavar="NAME", help="Only what NAME said or what names them.")
+@click.option("--conversation", metavar="NAME", help="Only this conversation.")
+@click.option("--limit", default=1000, show_default=True, type=click.IntRange(1, 1_000_000),
+              help="At most N memories.")
+@json_option
+@pass_context
+def timeline(context: Context, start: str | None, end: str | None, person: str | None,
+             conversation: str | None, limit: int, as_json: bool) -> None:
+    """The memories of a time window, day by day and session by session (no question needed).
+
+    \b
+      ramem timeline --from 2024-05-01 --to 2024-05-07
+      ramem timeline --from "last Monday" --person Ben --json
+    """
+    memory = context.memory(create=False)
+    days = memory.timeline(start=start, end=end, person=person, conversation=conversation,
+                           limit=limit + 1)
+    shown = sum(len(e) for e in _timeline_entries(days))
+    if shown > limit:
+        days = _trim_timeline(days, limit)
+    if as_json:
+        _echo_json({"days": timeline_dict(days, memory.tz), "truncated": shown > limit})
+        return
+    if not days:
+        click.echo("no memories in this window")
+        return
+    for line in timeline_lines(days, memory.tz):
+        click.echo(line)
+    if shown > limit:
+        click.echo(f"(more than {limit} memories: narrow with --from/--to or raise --limit)",
+                   err=True)
+
+
+def _timeline_entries(days: list[Any]) -> list[list[Any]]:
+    return [session.entries for day in days for session in day.sessions]
+
+
+def _trim_timeline(days: list[Any], limit: int) -> list[Any]:
+    """The first ``limit`` memories of a timeline (one more was fetched to know there is more)."""
+    left = limit
+    kept = []
+    for day in days:
+        sessions = []
+        for session in day.sessions:
+            if left <= 0:
+                break
+            session.entries = session.entries[:left]
+            left -= len(session.entries)
+            sessions.append(session)
+        if sessions:
+            day.sessions = sessions
+            kept.append(day)
+    return kept
 
 
 @cli.command()
@@ -663,6 +798,69 @@ def reindex(context: Context) -> None:
                      create=False) as memory:
         count = memory.reindex(settings.embedder, models_dir=settings.models_dir)
     click.echo(f"re-embedded {count} memories")
+
+
+@cli.group(name="config")
+def config_group() -> None:
+    """Read and change the config file (JSON; RAMEM_CONFIG, or the user config folder).
+
+    \b
+      ramem config list                 every key, its value and where it comes from
+      ramem config set k 20             search and ask return 20 memories
+      ramem config set embedder ~/models/all-MiniLM-L6-v2
+      ramem config get mode
+      ramem config unset k
+
+    Settings come from defaults, then this file, then RAMEM_* variables, then flags.
+    """
+
+
+def _shown(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+@config_group.command(name="get")
+@click.argument("key")
+@click.pass_obj
+def config_get(context: Context, key: str) -> None:
+    """Print the value KEY has now (from the file, the environment or a flag)."""
+    if key not in KEYS:
+        raise ConfigError(f"unknown config key {key!r} (known: {', '.join(KEYS)})")
+    click.echo(_shown(getattr(context.settings, key)))
+
+
+@config_group.command(name="set")
+@click.argument("key")
+@click.argument("value")
+def config_set(key: str, value: str) -> None:
+    """Write KEY = VALUE into the config file (checked first; the file is replaced whole)."""
+    stored = set_config_value(key, value)
+    click.echo(f"{key} = {stored} ({config_path()})")
+
+
+@config_group.command(name="unset")
+@click.argument("key")
+def config_unset(key: str) -> None:
+    """Remove KEY from the config file (it falls back to its default)."""
+    removed = unset_config_value(key)
+    click.echo(f"{key} {'removed from' if removed else 'was not set in'} {config_path()}")
+
+
+@config_group.command(name="list")
+@json_option
+@click.pass_obj
+def config_list(context: Context, as_json: bool) -> None:
+    """Every key with its value, where the value comes from, and what it does."""
+    rows = [{"key": key, "value": getattr(context.settings, key),
+             "source": context.sources.get(key, "default"), "description": text}
+            for key, text in KEYS.items()]
+    if as_json:
+        _echo_json({"config_file": str(config_path()), "settings": rows})
+        return
+    click.echo(f"config file: {config_path()}")
+    for row in rows:
+        click.echo(f"  {row['key']:<12} {_shown(row['value']):<24} {row['source']:<11} "
+                   f"{row['description']}")
 
 
 @cli.group()

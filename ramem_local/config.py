@@ -1,14 +1,16 @@
 """Settings: defaults ← config file ← environment ← flags (later wins).
 
 The config file is JSON (``platformdirs.user_config_dir("ramem")/config.json``, or the path in
-``RAMEM_CONFIG``), e.g. ``{"bank": "personal", "embedder": "qwen3-embedding-0.6b", "k": 10}``.
+``RAMEM_CONFIG``), e.g. ``{"bank": "personal", "embedder": "qwen3-embedding-0.6b", "k": 10}``;
+``ramem config get|set|unset|list`` reads and writes it. Every key is in ``KEYS``.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, fields, replace
+import tempfile
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,25 @@ ENVIRONMENT = {
     "llm": "RAMEM_LLM",
     "llm_threads": "RAMEM_LLM_THREADS",
     "timezone": "RAMEM_TIMEZONE",
+    "k": "RAMEM_K",
+    "buffer_days": "RAMEM_BUFFER_DAYS",
+    "mode": "RAMEM_MODE",
 }
+
+# Every setting, with what it does (``ramem config list`` shows these).
+KEYS = {
+    "db": "bank file; wins over `bank`",
+    "bank": "named bank in the user data folder",
+    "models_dir": "where models are stored",
+    "embedder": "embedding model: registry name or model folder",
+    "llm": "local LLM: registry name or .gguf file",
+    "llm_threads": "CPU threads for the LLM (default: the physical cores)",
+    "timezone": "IANA timezone of a new bank",
+    "k": "memories `search` and `ask` return (1-100)",
+    "buffer_days": "days added on each side of a question's time range (0-365)",
+    "mode": "retrieval mode of `search` and `ask`: ramem or baseline",
+}
+MODES = ("ramem", "baseline")
 
 
 class ConfigError(ValueError):
@@ -65,7 +85,47 @@ def config_path() -> Path:
     return Path(platformdirs.user_config_dir(APP)) / "config.json"
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
+def check_key(key: str) -> str:
+    if key not in KEYS:
+        raise ConfigError(f"unknown config key {key!r} (known: {', '.join(KEYS)})")
+    return key
+
+
+def coerce(key: str, value: Any) -> Any:
+    """A setting's value of the right type and range (from JSON, the environment or a
+    command line), or ConfigError naming the key."""
+    check_key(key)
+    if value is None:
+        return None
+    if key in ("k", "llm_threads"):
+        low, high = (1, 100) if key == "k" else (1, 256)
+        try:
+            number = int(value) if not isinstance(value, bool) else None
+        except (TypeError, ValueError):
+            number = None
+        if number is None or isinstance(value, float) and value != number:
+            raise ConfigError(f"{key} must be a whole number, not {value!r}")
+        if not low <= number <= high:
+            raise ConfigError(f"{key} must be between {low} and {high}, not {number}")
+        return number
+    if key == "buffer_days":
+        try:
+            days = float(value) if not isinstance(value, bool) else None
+        except (TypeError, ValueError):
+            days = None
+        if days is None or not 0 <= days <= 365:
+            raise ConfigError(f"buffer_days must be a number of days from 0 to 365, "
+                              f"not {value!r}")
+        return days
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{key} must be a non-empty string, not {value!r}")
+    if key == "mode" and value not in MODES:
+        raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {value!r}")
+    return value
+
+
+def read_raw_config(path: Path) -> dict[str, Any]:
+    """The config file's JSON object as written ({} when there is none)."""
     if not path.exists():
         return {}
     try:
@@ -74,25 +134,79 @@ def read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"config file {path} is not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path} must hold a JSON object")
-    known = {f.name for f in fields(Settings)}
-    unknown = sorted(set(data) - known)
+    return data
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    data = read_raw_config(path)
+    unknown = sorted(set(data) - set(KEYS))
     if unknown:
         raise ConfigError(
             f"config file {path}: unknown keys {', '.join(unknown)} "
-            f"(known: {', '.join(sorted(known))})"
+            f"(known: {', '.join(KEYS)})"
         )
-    return data
+    try:
+        return {key: coerce(key, value) for key, value in data.items()}
+    except ConfigError as exc:
+        raise ConfigError(f"config file {path}: {exc}") from None
+
+
+def write_config_file(path: Path, data: dict[str, Any]) -> None:
+    """Replace the config file atomically (a temporary file in the same folder, renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=".config-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, sort_keys=True)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def set_config_value(key: str, value: Any, path: Path | None = None) -> Any:
+    """Check and store one key in the config file; returns the value stored."""
+    path = path or config_path()
+    stored = coerce(key, value)
+    data = read_raw_config(path)
+    data[key] = stored
+    write_config_file(path, data)
+    return stored
+
+
+def unset_config_value(key: str, path: Path | None = None) -> bool:
+    """Remove one key from the config file; False when it was not there."""
+    path = path or config_path()
+    check_key(key)
+    data = read_raw_config(path)
+    if key not in data:
+        return False
+    del data[key]
+    write_config_file(path, data)
+    return True
+
+
+def settings_with_sources(**flags: Any) -> tuple[Settings, dict[str, str]]:
+    """The settings and where each came from: default, file, environment or flag."""
+    sources = {key: "default" for key in KEYS}
+    from_file = read_config_file(config_path())
+    from_env: dict[str, Any] = {}
+    for key, var in ENVIRONMENT.items():
+        if os.environ.get(var):
+            try:
+                from_env[key] = coerce(key, os.environ[var])
+            except ConfigError as exc:
+                raise ConfigError(f"{var}: {exc}") from None
+    given = {k: v for k, v in flags.items() if v is not None}
+    for layer, name in ((from_file, "file"), (from_env, "environment"), (given, "flag")):
+        sources.update({key: name for key, value in layer.items() if value is not None})
+    settings = Settings().with_overrides(**from_file).with_overrides(**from_env)
+    return settings.with_overrides(**given), sources
 
 
 def load_settings(**flags: Any) -> Settings:
     """Defaults, then the config file, then the environment, then the given flags."""
-    settings = Settings().with_overrides(**read_config_file(config_path()))
-    from_env: dict[str, Any] = {
-        key: os.environ[var] for key, var in ENVIRONMENT.items() if os.environ.get(var)
-    }
-    if "llm_threads" in from_env:
-        try:
-            from_env["llm_threads"] = int(from_env["llm_threads"])
-        except ValueError:
-            raise ConfigError("RAMEM_LLM_THREADS must be a whole number") from None
-    return settings.with_overrides(**from_env).with_overrides(**flags)
+    return settings_with_sources(**flags)[0]

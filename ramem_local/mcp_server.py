@@ -21,9 +21,17 @@ from typing import Any, TypeVar
 
 from .api import Memory
 from .ingest.formats import FormatError
-from .recall.when import parse_when
-from .render import answer_dict, candidate_dict, frame_dict, iso_time, memory_dict
+from .render import (
+    answer_dict,
+    candidate_dict,
+    forget_dict,
+    frame_dict,
+    iso_time,
+    memory_dict,
+    timeline_dict,
+)
 from .store import StoreError
+from .types import DAY
 
 INSTRUCTIONS = (
     "Long-term memory of this user's conversations and journal, kept on this machine. "
@@ -105,37 +113,32 @@ def build_server(memory: Memory) -> Any:
         return {key: answer[key] for key in
                 ("question", "answer", "abstained", "citations", "evidence")}
 
-    @server.tool(description="The memories of a window of days, in time order, optionally only "
-                             "those naming a person. `start`/`end`: dates or times (default: "
-                             "the last 7 days).")
+    @server.tool(description="The memories of a window of days, grouped by day and session, "
+                             "optionally only one person's. `start`/`end`: dates or times "
+                             "(default: the last 7 days; a day given as `end` is included).")
     @serialised
     def timeline(start: str | None = None, end: str | None = None, person: str | None = None,
                  limit: int = 100) -> dict[str, Any]:
         if not 1 <= limit <= TIMELINE_LIMIT:
             raise ValueError(f"limit must be between 1 and {TIMELINE_LIMIT}")
-        now = memory.reference_time(None)
-        to = parse_when(end, tz) if end is not None else now + 1
-        since = parse_when(start, tz) if start is not None else to - 7 * 86400
-        if since >= to:
-            raise ValueError("start must be before end")
-        rows = memory.store.memories_in_range(since, to, person=person, limit=limit)
-        return {"start": iso_time(since, tz), "end": iso_time(to, tz), "person": person,
-                "memories": [memory_dict(m, tz) for m in rows]}
+        if start is None and end is None:
+            start = iso_time(memory.reference_time(None) - 7 * DAY, tz)
+        days = memory.timeline(start=start, end=end, person=person, limit=limit)
+        return {"days": timeline_dict(days, tz)}
 
-    @server.tool(description="Delete memories for good, by id. Refuses unless confirm is true: "
-                             "ask the user first.")
+    @server.tool(description="Forget memories for good, by id, with their source turns (unless "
+                             "another memory cites them). Refuses unless confirm is true: ask "
+                             "the user first. dry_run lists what would go.")
     @serialised
-    def forget(ids: list[int], confirm: bool = False) -> dict[str, Any]:
+    def forget(ids: list[int], confirm: bool = False, dry_run: bool = False) -> dict[str, Any]:
         if not ids:
             raise ValueError("give the ids of the memories to forget")
-        missing = [i for i in ids if memory.get(i) is None]
-        if missing:
-            raise ValueError(f"no memory with id {', '.join(map(str, missing))}")
-        if not confirm:
-            raise ValueError(f"forgetting {len(ids)} memory(ies) cannot be undone; call again "
-                             "with confirm=true once the user agreed")
-        forgotten = [i for i in ids if memory.forget(i)]
-        return {"forgotten": forgotten}
+        if not confirm and not dry_run:
+            preview = memory.forget(*ids, dry_run=True)
+            raise ValueError(
+                f"forgetting {len(preview.memory_ids)} memory(ies) and {len(preview.turn_ids)} "
+                "turn(s) cannot be undone; call again with confirm=true once the user agreed")
+        return forget_dict(memory.forget(*ids, dry_run=dry_run), tz)
 
     return server
 

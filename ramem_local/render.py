@@ -5,7 +5,17 @@ from __future__ import annotations
 from datetime import datetime, tzinfo
 from typing import Any
 
-from .types import Answer, Candidate, LLMCall, MemoryRecord, RecallFrame, TimeRange, Trace
+from .types import (
+    Answer,
+    Candidate,
+    ForgetReport,
+    LLMCall,
+    MemoryRecord,
+    RecallFrame,
+    TimelineDay,
+    TimeRange,
+    Trace,
+)
 
 
 def iso_time(ts: int | None, tz: tzinfo) -> str | None:
@@ -232,4 +242,63 @@ def queue_lines(queue: dict | None) -> list[str]:
                      "run `ramem --llm M extract [--budget 20m]`")
     if queue["failed"]:
         lines.append("failed windows: retry with `ramem --llm M extract --retry-failed`")
+    return lines
+
+
+def forget_dict(report: ForgetReport, tz: tzinfo) -> dict:
+    return {
+        "dry_run": report.dry_run,
+        "memories": len(report.memory_ids),
+        "turns": len(report.turn_ids),
+        "conversations_removed": report.conversations,
+        "memory_ids": report.memory_ids,
+        "listed": [memory_dict(m, tz) for m in report.shown],
+        "wal_checkpointed": report.checkpointed,
+    }
+
+
+def forget_lines(report: ForgetReport, tz: tzinfo) -> list[str]:
+    """'would forget' / 'forgot' with the counts, then (dry run) the memories that go."""
+    if not report:
+        return ["nothing to forget"]
+    verb = "would forget" if report.dry_run else "forgot"
+    lines = [f"{verb} {len(report.memory_ids)} memories and {len(report.turn_ids)} turns"
+             + (f"; conversation(s) removed: {', '.join(report.conversations)}"
+                if report.conversations else "")]
+    if report.dry_run:
+        for record in report.shown:
+            span = span_text(record.session_start, record.session_end, tz)
+            lines.append(f"  [{record.id}] {span} {record.content}")
+        hidden = len(report.memory_ids) - len(report.shown)
+        if hidden > 0:
+            lines.append(f"  ... and {hidden} more")
+    return lines
+
+
+def timeline_dict(days: list[TimelineDay], tz: tzinfo) -> list[dict]:
+    return [
+        {"day": day.day, "sessions": [
+            {"conversation": session.conversation, "session": session.session_ordinal,
+             "session_start": iso_time(session.session_start, tz),
+             "memories": [{**memory_dict(entry.memory, tz),
+                           "said_at": iso_time(entry.said_at, tz)}
+                          for entry in session.entries]}
+            for session in day.sessions]}
+        for day in days
+    ]
+
+
+def timeline_lines(days: list[TimelineDay], tz: tzinfo) -> list[str]:
+    """A day heading, a line per session, a line per memory with the time it was said."""
+    lines: list[str] = []
+    for day in days:
+        weekday = datetime.strptime(day.day, "%Y-%m-%d").strftime("%A")
+        lines.append(f"{day.day} {weekday}")
+        for session in day.sessions:
+            started = datetime.fromtimestamp(session.session_start, tz=tz)
+            lines.append(f"  {session.conversation} · session of "
+                         f"{started.strftime('%Y-%m-%d %H:%M')}")
+            for entry in session.entries:
+                said = datetime.fromtimestamp(entry.said_at, tz=tz).strftime("%H:%M")
+                lines.append(f"    {said} [{entry.memory.id}] {entry.memory.content}")
     return lines

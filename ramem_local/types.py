@@ -273,3 +273,44 @@ class EmbedderFingerprint:
 
     def describe(self) -> str:
         return f"{self.name} ({self.dimension}-d, sha256 {self.sha256[:12]})"
+
+
+@dataclass
+class TimelineEntry:
+    """A memory in a timeline, with when it was said (its first source turn)."""
+
+    memory: MemoryRecord
+    said_at: int
+
+
+@dataclass
+class TimelineSession:
+    """The memories of one session said on one day."""
+
+    conversation: str
+    session_ordinal: int | None
+    session_start: int
+    entries: list[TimelineEntry] = field(default_factory=list)
+
+
+@dataclass
+class TimelineDay:
+    """One day of a timeline (in the bank's timezone), session by session."""
+
+    day: str  # YYYY-MM-DD
+    sessions: list[TimelineSession] = field(default_factory=list)
+
+
+@dataclass
+class ForgetReport:
+    """What a forget removed (or, with ``dry_run``, would remove)."""
+
+    memory_ids: list[int]
+    turn_ids: list[int]
+    conversations: list[str]  # conversations left with nothing, removed
+    dry_run: bool
+    shown: list[MemoryRecord] = field(default_factory=list)  # the first memories, to list
+    checkpointed: bool = True  # the write-ahead log was emptied into the bank file
+
+    def __bool__(self) -> bool:
+        return bool(self.memory_ids or self.turn_ids or self.conversations)

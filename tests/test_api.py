@@ -118,16 +118,28 @@ def test_forget_removes_a_memory_from_search(tmp_path, hashing_embedder, chat_fi
         memory.ingest(chat_file)
         top = memory.search("Pixel the grey cat", k=10).results[0].memory
         assert top.source_turns == ["m-1"]
-        assert memory.forget(top.id) is True
+        report = memory.forget(top.id)
+        assert report.memory_ids == [top.id] and len(report.turn_ids) == 1
         assert memory.get(top.id) is None
         remaining = memory.search("Pixel the grey cat", k=10).results
         assert top.id not in {c.memory.id for c in remaining}
         assert remaining, "the other memories are still found"
-        assert memory.forget(top.id) is False
+        with pytest.raises(ValueError, match=f"no memory with id {top.id}"):
+            memory.forget(top.id)
         stats = memory.stats()
         assert stats["memories"] == len(JSONL_TURNS) - 1
         assert stats["vectors"] == stats["memories"]
-        assert stats["turns"] == len(JSONL_TURNS), "forgetting keeps the source turn"
+        assert stats["turns"] == len(JSONL_TURNS) - 1, "its source turn went with it"
+
+
+def test_forget_keep_turns_keeps_the_source_turn(tmp_path, hashing_embedder, chat_file):
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        memory.ingest(chat_file)
+        report = memory.forget(1, keep_turns=True)
+        assert report.memory_ids == [1] and report.turn_ids == []
+        stats = memory.stats()
+        assert stats["memories"] == len(JSONL_TURNS) - 1
+        assert stats["turns"] == len(JSONL_TURNS)
 
 
 def test_stats_counts(tmp_path, hashing_embedder, chat_file):
@@ -395,3 +407,44 @@ def test_an_unknown_country_code_creates_no_bank(tmp_path):
     with pytest.raises(ValueError, match="two-letter"):
         Memory.open(tmp_path / "bank.db", country="Britain")
     assert not (tmp_path / "bank.db").exists()
+
+
+# ---------------------------------------------------------------- the bank's own embedder
+
+
+@pytest.mark.real_model
+def test_a_bank_reloads_the_folder_its_embedder_object_came_from(tmp_path, minilm_dir):
+    """An embedder passed as an object was recorded by its registry-like name, which the next
+    open looked up in the (empty) models folder and fell back to BM25; the folder it was read
+    from is recorded now and tried first."""
+    import shutil
+
+    from ramem_local.runtime.embedder import OnnxEmbedder, spec_from_folder
+
+    folder = shutil.copytree(minilm_dir, tmp_path / "all-minilm-l6-v2")
+    bank = tmp_path / "bank.db"
+    embedder = OnnxEmbedder(spec_from_folder(folder, name="all-minilm-l6-v2"))
+    with Memory.open(bank, embedder=embedder, models_dir=tmp_path / "models") as memory:
+        memory.add("Planted tomatoes on the balcony", at="2024-05-04 09:00")
+        assert memory.store.get_meta("embedder_folder") == str(folder.resolve())
+    with Memory.open(bank, models_dir=tmp_path / "models") as memory:
+        assert memory.embedder is not None, memory.notes
+        assert memory.warnings == [] and memory.notes == []
+        memory.add("Repotted the basil", at="2024-05-05 09:00")
+        assert memory.stats()["vectors"] == 2
+    shutil.rmtree(folder)
+    with Memory.open(bank, models_dir=tmp_path / "models") as memory:
+        assert memory.embedder is None
+        assert len(memory.warnings) == 1
+        assert "could not be loaded" in memory.warnings[0]
+        assert str(folder) in memory.warnings[0] and "BM25 only" in memory.warnings[0]
+
+
+def test_an_embedder_that_cannot_be_reloaded_is_a_warning(tmp_path, hashing_embedder):
+    bank = tmp_path / "bank.db"
+    with Memory.open(bank, embedder=hashing_embedder) as memory:
+        memory.add("Planted tomatoes on the balcony", at="2024-05-04 09:00")
+    with Memory.open(bank, models_dir=tmp_path / "models") as memory:
+        assert memory.embedder is None
+        assert memory.warnings and "hashing-test (32-d" in memory.warnings[0]
+        assert memory.warnings[0] in memory.notes

@@ -23,8 +23,8 @@ from samples import JSONL_TURNS
 from ramem_local.cli import cli
 
 REPO = Path(__file__).resolve().parents[1]
-COMMANDS = ("init", "add", "ingest", "search", "list", "show", "forget", "stats", "reindex",
-            "models", "eval")
+COMMANDS = ("init", "add", "ingest", "search", "list", "show", "forget", "timeline", "stats",
+            "reindex", "config", "models", "eval")
 
 # A LoCoMo-shaped file: 2 sessions, 7 turns, one shared image (blip_caption).
 CAPTION = "a watercolor painting of a sunrise over a lake"
@@ -453,3 +453,108 @@ def test_init_records_the_country_and_stats_shows_it(bank):
 def test_init_with_an_unknown_country_is_one_error_line(bank):
     result = ramem("--db", bank, "init", "--country", "Britain")
     assert "two-letter" in error_line(result)
+
+
+# ------------------------------------------------------------------------------------ config
+
+
+def test_config_set_get_list_unset_round_trip(tmp_path, monkeypatch):
+    path = tmp_path / "conf" / "config.json"
+    monkeypatch.setenv("RAMEM_CONFIG", str(path))
+    assert ok(ramem("config", "get", "k")).stdout.strip() == "10"
+    assert "k = 3" in ok(ramem("config", "set", "k", "3")).stdout
+    ok(ramem("config", "set", "mode", "baseline"))
+    ok(ramem("config", "set", "buffer_days", "2.5"))
+    assert json.loads(path.read_text()) == {"k": 3, "mode": "baseline", "buffer_days": 2.5}
+    assert ok(ramem("config", "get", "k")).stdout.strip() == "3"
+    rows = {r["key"]: r for r in as_json(ramem("config", "list", "--json"))["settings"]}
+    assert rows["k"]["value"] == 3 and rows["k"]["source"] == "file"
+    assert rows["bank"]["source"] == "default"
+    monkeypatch.setenv("RAMEM_K", "7")
+    assert ok(ramem("config", "get", "k")).stdout.strip() == "7"
+    assert "environment" in ok(ramem("config", "list")).stdout
+    monkeypatch.delenv("RAMEM_K")
+    assert "removed" in ok(ramem("config", "unset", "k")).stdout
+    assert ok(ramem("config", "get", "k")).stdout.strip() == "10"
+    assert not list(path.parent.glob(".config-*")), "no temporary file left behind"
+
+
+@pytest.mark.parametrize("args, message", [
+    (("set", "colour", "blue"), "unknown config key 'colour' (known: db, bank,"),
+    (("get", "colour"), "unknown config key 'colour'"),
+    (("set", "k", "ten"), "k must be a whole number"),
+    (("set", "k", "0"), "k must be between 1 and 100"),
+    (("set", "mode", "fast"), "mode must be one of ramem, baseline"),
+    (("set", "buffer_days", "400"), "buffer_days must be a number of days"),
+])
+def test_config_refuses_unknown_keys_and_bad_values(tmp_path, monkeypatch, args, message):
+    path = tmp_path / "config.json"
+    monkeypatch.setenv("RAMEM_CONFIG", str(path))
+    assert message in error_line(ramem("config", *args))
+    assert not path.exists(), "nothing written"
+
+
+def test_config_set_repairs_a_bad_value_in_the_file(tmp_path, monkeypatch):
+    path = tmp_path / "config.json"
+    path.write_text('{"k": "ten", "bank": "work"}')
+    monkeypatch.setenv("RAMEM_CONFIG", str(path))
+    assert "k must be a whole number" in error_line(ramem("--db", tmp_path / "b.db", "stats"))
+    ok(ramem("config", "set", "k", "4"))
+    assert json.loads(path.read_text()) == {"k": 4, "bank": "work"}
+
+
+def test_config_k_mode_and_buffer_days_drive_search(bank, jsonl_file, tmp_path, monkeypatch):
+    ingest_json(bank, jsonl_file)
+    path = tmp_path / "config.json"
+    monkeypatch.setenv("RAMEM_CONFIG", str(path))
+    question = ("Who adopted a cat?", "--json")
+    default = as_json(ramem("--db", bank, "search", *question))
+    assert len(default["results"]) > 2
+    assert default["trace"]["frame"]["buffer_days"] == 5.0
+    ok(ramem("config", "set", "k", "2"))
+    ok(ramem("config", "set", "buffer_days", "1"))
+    data = as_json(ramem("--db", bank, "search", *question))
+    assert len(data["results"]) == 2
+    assert data["trace"]["frame"]["buffer_days"] == 1.0
+    assert len(as_json(ramem("--db", bank, "search", *question, "--k", "3"))["results"]) == 3
+    assert len(as_json(ramem("--db", bank, "ask", *question))["evidence"]) == 2
+    ok(ramem("config", "set", "mode", "baseline"))
+    assert as_json(ramem("--db", bank, "search", *question))["trace"]["mode"] == "baseline"
+
+
+def test_config_keys_are_the_settings():
+    from dataclasses import fields
+
+    from ramem_local.config import KEYS, Settings
+
+    assert list(KEYS) == [f.name for f in fields(Settings)]
+
+
+@pytest.mark.real_model
+def test_a_bank_made_with_an_embedder_folder_reloads_it_without_the_flag(bank, jsonl_file,
+                                                                         minilm_dir, tmp_path):
+    import shutil
+
+    folder = shutil.copytree(minilm_dir, tmp_path / "my-embedder")
+    ingest_json(bank, jsonl_file, "--embedder", folder)
+    result = ok(ramem("--db", bank, "add", "Fixed the bike", "--at", "2024-03-06"))
+    assert result.stderr == ""
+    stats = stats_of(bank)
+    assert stats["vectors"] == stats["memories"] == len(JSONL_TURNS) + 1
+    shutil.rmtree(folder)
+    result = ok(ramem("--db", bank, "add", "Oiled the chain", "--at", "2024-03-07"))
+    assert "note: this bank's embedder" in result.stderr
+    assert "could not be loaded" in result.stderr and "BM25 only" in result.stderr
+
+
+def test_add_says_when_the_banks_embedder_cannot_be_loaded(bank, tmp_path):
+    from conftest import HashingEmbedder
+
+    from ramem_local import Memory
+
+    with Memory.open(bank, embedder=HashingEmbedder()) as memory:
+        memory.add("Planted tomatoes", at="2024-05-04")
+    result = ok(ramem("--db", bank, "add", "Repotted the basil", "--at", "2024-05-05"))
+    assert result.stderr.count("could not be loaded") == 1, result.stderr
+    result = ok(ramem("--db", bank, "search", "basil"))
+    assert result.stderr.count("could not be loaded") == 1, "said once, not twice"

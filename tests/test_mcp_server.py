@@ -33,6 +33,11 @@ def payload(result: Any) -> Any:
         return text
 
 
+def timeline_contents(reply: dict) -> list[str]:
+    return [m["content"] for day in reply["days"] for session in day["sessions"]
+            for m in session["memories"]]
+
+
 def error_text(result: Any) -> str:
     assert result.is_error, result
     return "".join(getattr(part, "text", "") for part in result.content)
@@ -87,14 +92,14 @@ def test_an_assistant_remembers_recalls_and_forgets_through_mcp(tmp_path, minilm
     assert recalled["frame"]["guard"] == "filter"
     assert recalled["frame"]["time_range"]["start"].startswith("2024-05-01")
     assert recalled["extraction_pending"] == 0
-    assert [m["content"] for m in seen["timeline"]["memories"]] == [
-        "me: Cooked a green curry for Tom's birthday."]
+    assert timeline_contents(seen["timeline"]) == ["me: Cooked a green curry for Tom's birthday."]
     assert "no LLM is configured" in seen["ask"]
     assert "the question is empty" in seen["empty"]
     assert "not a date at all" in seen["bad_date"]
     assert "cannot be undone" in seen["unconfirmed"]
     assert "no memory with id 999" in seen["unknown"]
-    assert seen["forgot"] == {"forgotten": [seen["hike"]["id"]]}
+    assert seen["forgot"]["memory_ids"] == [seen["hike"]["id"]]
+    assert (seen["forgot"]["dry_run"], seen["forgot"]["turns"]) == (False, 1)
     assert seen["hike"]["id"] not in [m["id"] for m in seen["after"]["memories"]]
 
 
@@ -161,5 +166,5 @@ def test_concurrent_calls_are_served_one_at_a_time_and_none_is_lost(tmp_path):
 
     anyio.run(session)
     assert len(ids) == 12 and len(set(ids)) == 12
-    assert [m["content"] for m in found["timeline"]["memories"]] == [
+    assert timeline_contents(found["timeline"]) == [
         f"me: Note number {n} about the garden" for n in range(12)]

@@ -58,6 +58,7 @@ class EmbedderSpec:
     query_prefix: str = ""
     document_prefix: str = ""
     truncate_dim: int | None = None
+    folder: Path | None = None  # the model folder it was read from (resolved)
 
 
 # --------------------------------------------------------------------------- spec from a folder
@@ -179,6 +180,7 @@ def spec_from_folder(
         query_prefix=entry.get("query_prefix") or "",
         document_prefix=entry.get("document_prefix") or "",
         truncate_dim=truncate_dim,
+        folder=folder.resolve(),
     )
 
 

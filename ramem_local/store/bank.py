@@ -7,6 +7,7 @@ embedder binding; its table groups live in ``episodes.py``, ``memories.py`` and
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,18 +19,31 @@ from ..types import EmbedderFingerprint
 from .base import StoreError, now
 from .episodes import EpisodeTables, StoredTurn, turn_key
 from .extraction import ExtractionLedger
+from .forgetting import Forgetting
 from .memories import MemoryTables
 from .schema import MIGRATIONS, SCHEMA_VERSION, applied_migrations, migrate
 
 BANK_MARKER = "ramem-bank"
 BUSY_TIMEOUT_MS = 10_000
+# A new bank file is readable by its owner only; SQLite gives its -wal and -shm files the
+# permissions of the bank file.
+BANK_FILE_MODE = 0o600
 
 __all__ = ["EmbedderFingerprint", "Store", "StoreError", "StoredTurn", "turn_key"]
 
 
+def _create_owner_only(file: Path) -> None:
+    """Create an empty bank file with mode 0600 (an empty file is an empty SQLite database), so
+    that no moment exists in which another user could open it."""
+    try:
+        fd = os.open(file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, BANK_FILE_MODE)
+    except FileExistsError:
+        return
+    os.close(fd)
+    os.chmod(file, BANK_FILE_MODE)  # whatever the umask let through
 
 
-class Store(EpisodeTables, MemoryTables, ExtractionLedger):
+class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
     """Owns the connection, the schema and every SQL statement of a bank."""
 
     def __init__(self, db: apsw.Connection, path: str):
@@ -47,9 +61,13 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger):
             if file.is_dir():
                 raise StoreError(f"{file} is a directory, not a bank file")
             file.parent.mkdir(parents=True, exist_ok=True)
+            if not file.exists():
+                _create_owner_only(file)
         try:
             db = apsw.Connection(path_str)
             db.setbusytimeout(BUSY_TIMEOUT_MS)
+            # Deleted content is overwritten with zeros, not left in free space.
+            db.execute("PRAGMA secure_delete = ON")
             db.enable_load_extension(True)
             db.load_extension(sqlite_vec.loadable_path())
             db.enable_load_extension(False)

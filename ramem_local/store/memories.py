@@ -208,32 +208,6 @@ class MemoryTables:
         found = self.get_memories(ids)
         return [found[i] for i in ids]
 
-    def memories_in_range(
-        self, start: int, end: int, *, person: str | None = None, limit: int = 100
-    ) -> list[MemoryRecord]:
-        """Memories that happened (event time) or were said in ``[start, end)``, in time order;
-        with ``person``, only those naming that person (case-insensitive)."""
-        ids = [
-            row[0]
-            for row in self.db.execute(
-                """
-                WITH said AS (
-                    SELECT m.id, coalesce(m.event_start, min(t.timestamp), m.session_start) AS at
-                    FROM memories AS m
-                    LEFT JOIN memory_turns AS mt ON mt.memory_id = m.id
-                    LEFT JOIN turns AS t ON t.id = mt.turn_id
-                    WHERE :person IS NULL
-                       OR '; ' || lower(m.persons) || '; ' LIKE '%; ' || lower(:person) || '; %'
-                    GROUP BY m.id
-                )
-                SELECT id FROM said WHERE at >= :start AND at < :end ORDER BY at, id LIMIT :limit
-                """,
-                {"start": start, "end": end, "person": person, "limit": limit},
-            )
-        ]
-        found = self.get_memories(ids)
-        return [found[i] for i in ids]
-
     def delete_memory(self, memory_id: int) -> bool:
         with self.atomic():
             if self.has_vectors():

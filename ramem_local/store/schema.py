@@ -232,8 +232,20 @@ WHERE memories.id = turn_memory.memory_id AND memories.neighbours != turn_memory
 """
 
 
+def m004_fts_secure_delete(db: apsw.Connection) -> None:
+    """Forgetting leaves nothing: FTS5's ``secure-delete`` option (SQLite >= 3.42) removes a
+    deleted row's terms from the index instead of writing delete markers that repeat them.
+    The option is stored in the index; the rebuild drops the markers older deletes left."""
+    db.execute(
+        """
+        INSERT INTO memories_fts(memories_fts, rank) VALUES ('secure-delete', 1);
+        INSERT INTO memories_fts(memories_fts) VALUES ('rebuild');
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
-    m001_core_tables, m002_fts, m003_neighbour_text,
+    m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
