@@ -240,6 +240,7 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
     Start here:
       ramem --db my.db --embedder DIR ingest chat.json   # remember a conversation
       ramem --db my.db add "Ran 10k in the park" --at 2024-05-04
+      ramem --db my.db import chatgpt conversations.json   # or claude, or markdown
       ramem --db my.db search "What did I do last weekend?"
       ramem --db my.db --llm qwen3-4b-instruct-2507-q4_k_m ask "Where did I run?"
       ramem --db my.db stats
@@ -409,7 +410,8 @@ def import_command(context: Context, kind: str, path: Path, conversation: str | 
     newer export adds only what is new. The whole input is checked before anything is
     written: a record that cannot be read is one line on stderr with its position and is
     skipped, the rest is imported, and the command then exits with status 1. A file that is
-    not JSON, is cut short or is empty changes nothing.
+    not JSON, is cut short or is empty changes nothing. With --llm, the extraction windows
+    of the new turns are queued for `ramem extract`.
     """
     if not path.exists():
         raise FileNotFoundError(errno.ENOENT, "no such file or folder", str(path))
@@ -436,8 +438,11 @@ def import_command(context: Context, kind: str, path: Path, conversation: str | 
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    summary = report.as_dict()
+    if memory.llm is not None:  # queued, never extracted inline: an import is a big history
+        summary["extraction"] = {"queued": memory.plan_extraction()}
     if as_json:
-        _echo_json(report.as_dict())
+        _echo_json(summary)
     else:
         unit = "day(s)" if kind == "markdown" else "conversation(s)"
         click.echo(f"{report.conversations} {unit}: {report.turns_new} new turn(s) of "
@@ -447,6 +452,9 @@ def import_command(context: Context, kind: str, path: Path, conversation: str | 
             click.echo(f"left out {report.noise} system/tool/non-text message(s)", err=True)
         for note in report.notes:
             click.echo(f"note: {note}", err=True)
+        if "extraction" in summary:
+            click.echo(f"extraction: {summary['extraction']['queued']} window(s) queued; the "
+                       "turns are searchable now. Run `ramem --llm M extract [--budget 8h]`.")
     if report.skipped:
         click.echo(f"error: {len(report.skipped)} record(s) could not be read and were skipped "
                    "(listed above); everything else was imported", err=True)

@@ -594,3 +594,37 @@ def test_cli_import_help_teaches_where_the_files_are():
     for phrase in ("conversations.json", "Data controls", "conversations-000.json",
                    "## YYYY-MM-DD", "HH:MM", "YYYY-MM-DD.md", "ramem import markdown"):
         assert phrase in text
+
+
+def test_import_with_an_embedder_embeds_every_imported_turn(tmp_path, chatgpt_file,
+                                                           hashing_embedder):
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        report = memory.import_export("chatgpt", chatgpt_file)
+        assert report.vectors_new == report.memories_new == 8
+        assert memory.store.vector_count() == memory.store.memory_count() == 8
+        top = memory.search("Is Sintra worth a day trip?", k=3).results
+        assert any("Sintra" in c.memory.content for c in top)
+        assert memory.import_export("chatgpt", chatgpt_file).vectors_new == 0
+
+
+def test_progress_counts_every_written_turn(tmp_path, chatgpt_file):
+    counted: list[int] = []
+    done: list[int] = []
+    with Memory.open(tmp_path / "bank.db") as memory:
+        memory.import_export("chatgpt", chatgpt_file, on_counted=counted.append,
+                             progress=done.append)
+    assert counted == [8] and sum(done) == 8
+
+
+def test_cli_import_with_llm_queues_extraction_and_calls_no_model(tmp_path, chatgpt_file,
+                                                                  monkeypatch):
+    from fakes import ScriptedLLM
+
+    import ramem_local.api as api
+
+    llm = ScriptedLLM([])  # no replies: any model call fails the test
+    monkeypatch.setattr(api, "_load_llm", lambda requested, models_dir, threads: llm)
+    result = ok(ramem("--db", tmp_path / "b.db", "--llm", "fake", "import", "chatgpt",
+                      chatgpt_file, "--json"))
+    assert json.loads(result.stdout)["extraction"]["queued"] >= 2  # one window per chat
+    assert llm.calls == []
