@@ -388,18 +388,21 @@ def import_command(context: Context, kind: str, path: Path, conversation: str | 
 
     \b
     KIND and PATH:
-      chatgpt   conversations.json from the export zip (ChatGPT: Settings > Data controls >
-                Export data), or the unzipped folder (also the split conversations-000.json,
-                -001.json, ... files). Only the visible thread of each chat is kept (not
-                abandoned edits); system and tool messages and images are left out.
-      claude    conversations.json from the export zip (Claude: Settings > Privacy > Export
-                data), or the unzipped folder. Read one conversation at a time, any size.
+      chatgpt   the export zip (ChatGPT: Settings > Data controls > Export data), its
+                conversations.json, or the unzipped folder (also the split
+                conversations-000.json, -001.json, ... files). Only the visible thread of
+                each chat is kept (not abandoned edits); system and tool messages and images
+                are left out.
+      claude    the export zip (Claude: Settings > Privacy > Export data), its
+                conversations.json, or the unzipped folder. Read one conversation at a time,
+                any size.
       markdown  a journal file with one '## YYYY-MM-DD' heading per day, its paragraphs or
                 list items the entries, each optionally starting with HH:MM (else it is
                 stamped 12:00, in order); or a folder of daily YYYY-MM-DD.md files.
 
     \b
     Examples:
+      ramem import chatgpt ~/Downloads/chatgpt-export.zip
       ramem import chatgpt ~/Downloads/chatgpt-export/conversations.json
       ramem import claude ~/Downloads/claude-export/conversations.json
       ramem import markdown ~/notes/journal.md

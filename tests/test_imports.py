@@ -628,3 +628,36 @@ def test_cli_import_with_llm_queues_extraction_and_calls_no_model(tmp_path, chat
                       chatgpt_file, "--json"))
     assert json.loads(result.stdout)["extraction"]["queued"] >= 2  # one window per chat
     assert llm.calls == []
+
+
+def test_chat_export_zip_is_read_without_unpacking(tmp_path, chatgpt_file):
+    import zipfile
+
+    archive = tmp_path / "chatgpt-export.zip"
+    with zipfile.ZipFile(archive, "w", compression=zipfile.ZIP_DEFLATED) as zipped:
+        zipped.write(chatgpt_file, "export-2024/conversations.json")
+        zipped.writestr("export-2024/user.json", "{}")
+        zipped.writestr("export-2024/chat.html", "<html></html>")
+    with Memory.open(tmp_path / "bank.db") as memory:
+        report = memory.import_export("chatgpt", archive, buffer_size=50)
+        assert report.turns_new == 8 and report.files == 1
+        assert memory.import_export("chatgpt", chatgpt_file).turns_new == 0
+
+
+def test_chat_export_zip_errors_are_one_line(tmp_path):
+    import zipfile
+
+    empty = tmp_path / "empty.zip"
+    with zipfile.ZipFile(empty, "w") as zipped:
+        zipped.writestr("user.json", "{}")
+    line = error_line(ramem("--db", tmp_path / "b.db", "import", "claude", empty))
+    assert "empty.zip: no conversations.json" in line and "zip archive" in line
+    fake = tmp_path / "fake.zip"
+    fake.write_text("not a zip", encoding="utf-8")
+    assert "not a zip archive" in error_line(
+        ramem("--db", tmp_path / "b.db", "import", "claude", fake))
+    cut = tmp_path / "cut.zip"
+    with zipfile.ZipFile(cut, "w") as zipped:
+        zipped.writestr("conversations.json", '[{"uuid": "x", "chat_messages": [')
+    line = error_line(ramem("--db", tmp_path / "b.db", "import", "claude", cut))
+    assert "cut.zip!conversations.json: truncated file" in line

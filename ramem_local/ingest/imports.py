@@ -3,7 +3,7 @@
 The rules every kind follows:
 
 * **streamed** — a chat export is read one conversation at a time (``streamjson``), in bounded
-  memory, however big the file;
+  memory, however big the file; the export's zip archive is read as it is, without unpacking;
 * **checked before anything is written** — a first pass reads the whole input, reports every
   record that cannot be read (one line each, with its file and position) and counts the turns
   for the progress bar; a file that is not JSON, not an array, truncated or empty stops the
@@ -37,7 +37,7 @@ from .chats import ChatRecord, Converter, RecordError, chatgpt_record, claude_re
 from .formats import FormatError
 from .markdown import read_markdown_journal
 from .pipeline import IngestReport, embed_missing, ingest_conversations
-from .streamjson import DEFAULT_BUFFER, iter_json_array
+from .streamjson import DEFAULT_BUFFER, iter_json_array, zip_members
 
 KINDS = ("chatgpt", "claude", "markdown")
 JOURNAL = "journal"
@@ -142,24 +142,33 @@ class _Writer:
 # ---------------------------------------------------------------------------------------------
 
 
-def chat_files(path: Path) -> list[Path]:
-    """A ``conversations.json`` file, or the conversations file(s) of an unpacked export."""
-    if not path.is_dir():
-        return [path]
-    files = sorted(f for f in path.iterdir() if f.is_file() and _SPLIT_NAME.match(f.name))
+def chat_files(path: Path) -> list[tuple[Path, str | None]]:
+    """``(file, zip member or None)`` of the conversations file(s): ``path`` itself, those of
+    an unpacked export folder, or those inside the export's zip archive."""
+    if path.is_dir():
+        files = [(f, None) for f in sorted(path.iterdir())
+                 if f.is_file() and _SPLIT_NAME.match(f.name)]
+        where = "in this folder"
+    elif path.suffix.lower() == ".zip":
+        files = [(path, member) for member in zip_members(path, _SPLIT_NAME)]
+        where = "in this zip archive"
+    else:
+        return [(path, None)]
     if not files:
-        raise FormatError("no conversations.json or conversations-NNN.json in this folder",
+        raise FormatError(f"no conversations.json or conversations-NNN.json {where}",
                           path=path)
     return files
 
 
-def _records(kind: str, files: list[Path], tz: tzinfo,
+def _records(kind: str, files: list[tuple[Path, str | None]], tz: tzinfo,
              buffer_size: int) -> Iterator[tuple[str, Any, ChatRecord | RecordError]]:
     """(position, raw object, record or its error) for every conversation of every file."""
     convert = _CONVERTERS[kind]
-    for file in files:
-        for index, obj in iter_json_array(file, buffer_size=buffer_size, what="conversation"):
-            position = f"{file.name}: conversation {index}"
+    for file, member in files:
+        name = file.name if member is None else f"{file.name}!{member.split('/')[-1]}"
+        for index, obj in iter_json_array(file, buffer_size=buffer_size, what="conversation",
+                                          member=member):
+            position = f"{name}: conversation {index}"
             try:
                 yield position, obj, convert(obj, tz)
             except RecordError as exc:

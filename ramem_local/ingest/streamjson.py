@@ -13,7 +13,10 @@ column where the problem is.
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -84,15 +87,36 @@ class _Reader:
 
 
 def iter_json_array(
-    path: Path, *, buffer_size: int = DEFAULT_BUFFER, what: str = "element"
+    path: Path, *, buffer_size: int = DEFAULT_BUFFER, what: str = "element",
+    member: str | None = None,
 ) -> Iterator[tuple[int, Any]]:
-    """Yield ``(index, value)`` for each element of the JSON array in ``path``."""
+    """Yield ``(index, value)`` for each element of the JSON array in ``path``, or in the file
+    ``member`` of the zip archive ``path`` (read straight from the archive, unpacked as it
+    goes). Errors name the file as ``export.zip!conversations.json``."""
     path = Path(path)
+    shown = path if member is None else path.with_name(f"{path.name}!{member.split('/')[-1]}")
     try:
-        with path.open("r", encoding="utf-8-sig") as handle:
-            yield from _elements(_Reader(handle, path, buffer_size), what)
+        if member is None:
+            with path.open("r", encoding="utf-8-sig") as handle:
+                yield from _elements(_Reader(handle, shown, buffer_size), what)
+            return
+        with zipfile.ZipFile(path) as archive, archive.open(member) as raw, \
+                io.TextIOWrapper(raw, encoding="utf-8-sig") as handle:
+            yield from _elements(_Reader(handle, shown, buffer_size), what)
     except UnicodeDecodeError as exc:
-        raise FormatError(f"not UTF-8 text ({exc.reason})", path=path) from exc
+        raise FormatError(f"not UTF-8 text ({exc.reason})", path=shown) from exc
+    except (zipfile.BadZipFile, EOFError) as exc:
+        raise FormatError(f"damaged zip archive ({exc})", path=shown) from exc
+
+
+def zip_members(path: Path, pattern: re.Pattern[str]) -> list[str]:
+    """The files of the zip archive ``path`` whose base name matches ``pattern``, sorted."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = archive.namelist()
+    except zipfile.BadZipFile as exc:
+        raise FormatError(f"not a zip archive ({exc})", path=path) from exc
+    return sorted(n for n in names if pattern.match(n.split("/")[-1]))
 
 
 def _elements(reader: _Reader, what: str) -> Iterator[tuple[int, Any]]:
