@@ -423,15 +423,19 @@ def test_markdown_folder_of_daily_files(tmp_path):
     daily.mkdir(parents=True)
     (daily / "2024-05-04.md").write_text("# 2024-05-04\n\n- 08:00 Swim\n- Read\n",
                                          encoding="utf-8")
-    (daily / "2024-05-06.md").write_text("## Morning\nDentist at 10.\n", encoding="utf-8")
+    (daily / "2024-05-06.md").write_text("## Morning\nDentist at 10.\n\n#grateful for rain\n",
+                                         encoding="utf-8")
+    (daily / "2024-05-07.md").write_bytes(b"\xff\xfe not utf-8 \x80")
     (tmp_path / "daily" / "README.md").write_text("not a day\n", encoding="utf-8")
     (tmp_path / "daily" / "2024-13-01.md").write_text("Bad name\n", encoding="utf-8")
     with Memory.open(tmp_path / "bank.db", timezone_name="Europe/Lisbon") as memory:
         report = memory.import_export("markdown", tmp_path / "daily")
         stored = [(t, ts) for _, _, t, ts in turns_of(memory)]
     assert stored == [("Swim", local(2024, 5, 4, 8)), ("Read", local(2024, 5, 4, 12)),
-                      ("Dentist at 10.", local(2024, 5, 6, 12))]
-    assert report.skipped == ["2024-13-01.md: no such date '2024-13-01'"]
+                      ("Dentist at 10.", local(2024, 5, 6, 12)),
+                      ("#grateful for rain", local(2024, 5, 6, 12, 0, 1))]
+    assert report.skipped == ["2024-05-07.md: not UTF-8 text (byte 0)",
+                              "2024-13-01.md: no such date '2024-13-01'"]
     assert report.notes == ["left alone 1 .md file(s) not named YYYY-MM-DD.md"]
 
 

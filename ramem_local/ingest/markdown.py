@@ -47,6 +47,7 @@ UNTIMED = time(12, 0)  # the time of day of an entry written without one
 
 _DAY_HEADING = re.compile(r"^##(?!#)\s*(?P<rest>.*)$")
 _OTHER_HEADING = re.compile(r"^(#|###+)(\s|$)")
+_ANY_HEADING = re.compile(r"^#{1,6}(\s|$)")  # not "#gratitude": a tag is text
 _DATE = re.compile(r"^(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})(?:$|\D)")
 _ITEM = re.compile(r"^(?P<marker>[-*+]|\d{1,9}[.)])(?P<space>[ \t]+|$)")
 _TIME = re.compile(
@@ -122,7 +123,10 @@ def _read_folder(folder: Path, tz: tzinfo, journal: MarkdownJournal) -> None:
         except ValueError:
             journal.problems.append(str(FormatError(f"no such date {file.stem!r}", path=file)))
             continue
-        _read_file(file, tz, journal, day=day)
+        try:
+            _read_file(file, tz, journal, day=day)
+        except FormatError as exc:  # e.g. not UTF-8: this day is skipped, the others read
+            journal.problems.append(str(exc))
 
 
 def _read_file(path: Path, tz: tzinfo, journal: MarkdownJournal, day: date | None) -> None:
@@ -163,7 +167,7 @@ def _read_file(path: Path, tz: tzinfo, journal: MarkdownJournal, day: date | Non
             flush()
             current, bad_heading = _heading_date(heading["rest"], path, number, journal)
             continue
-        if _OTHER_HEADING.match(line) or (daily and line.startswith("#")):
+        if _OTHER_HEADING.match(line) or (daily and _ANY_HEADING.match(line)):
             flush()
             continue
         item = _ITEM.match(line)
