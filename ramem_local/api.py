@@ -12,7 +12,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from .answer import generate_answer
 from .ingest.extract import PROMPT_VERSION
 from .ingest.formats import read_conversations, write_jsonl
+from .ingest.imports import ImportReport, run_import
 from .ingest.llm_pipeline import ExtractionReport, plan_extraction, run_extraction
+from .ingest.markdown import write_markdown_journal
 from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations
 from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
@@ -216,13 +218,55 @@ class Memory:
             "eta_seconds": None if rate is None else round(pending * rate),
         }
 
-    def export(self, path: str | Path) -> int:
-        """Write every stored turn as JSONL that ``ingest`` reads back; returns the count.
+    def import_export(
+        self,
+        kind: str,
+        path: str | Path,
+        *,
+        conversation: str = JOURNAL,
+        event_times: bool = True,
+        buffer_size: int | None = None,
+        on_counted: Callable[[int], None] | None = None,
+        progress: Callable[[int], None] | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> ImportReport:
+        """Import a ChatGPT or Claude export (``conversations.json`` or its folder) or a
+        Markdown journal (``kind`` "chatgpt", "claude" or "markdown").
 
-        Turns are the verbatim record (memories can be rebuilt from them): this is the backup
-        and the way to move a bank to another embedder or machine.
+        Streamed, checked before anything is written, each conversation (or journal day)
+        written whole, idempotent (``ingest.imports``). ``on_error`` gets one line per record
+        that cannot be read (it is skipped; ``ImportReport.skipped`` lists them too),
+        ``on_counted`` the number of turns to write, ``progress`` each written batch's size.
+        Markdown entries go to the journal ``conversation`` that :meth:`add` writes to.
         """
-        return write_jsonl(self.store.all_turns(), Path(path), self.tz)
+        extra = {} if buffer_size is None else {"buffer_size": buffer_size}
+        return run_import(
+            self.store, kind, Path(path), embedder=self.embedder, tz=self.tz,
+            country=self.country, conversation=conversation, event_times=event_times,
+            on_counted=on_counted, progress=progress, on_error=on_error, **extra,
+        )
+
+    def export(self, path: str | Path, *, format: str = "jsonl",
+               conversation: str = JOURNAL) -> int:
+        """Write stored turns to ``path``; returns the count.
+
+        ``jsonl``: every turn, as the JSONL that ``ingest`` reads back. Turns are the verbatim
+        record (memories can be rebuilt from them): this is the backup and the way to move a
+        bank to another embedder or machine. ``md``: the entries of the journal
+        ``conversation`` as a Markdown journal (``## YYYY-MM-DD`` per day, ``- HH:MM text``
+        per entry) that ``import_export("markdown", ...)`` reads back.
+        """
+        if format == "jsonl":
+            return write_jsonl(self.store.all_turns(), Path(path), self.tz)
+        if format != "md":
+            raise ValueError(f"unknown export format {format!r}: expected jsonl or md")
+        conversation_id = self._conversation_id(conversation)
+        kind = next(c.kind for c in self.store.conversations() if c.id == conversation_id)
+        if kind != JOURNAL:
+            raise ValueError(f"{conversation!r} is a {kind}, not a journal: Markdown export "
+                             "writes journals (use the jsonl format for every turn)")
+        return write_markdown_journal(self.store.conversation_turns(conversation_id),
+                                      Path(path), self.tz, title=conversation)
 
     def forget(
         self,

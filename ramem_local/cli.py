@@ -278,6 +278,7 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
     Start here:
       ramem --db my.db --embedder DIR ingest chat.json   # remember a conversation
       ramem --db my.db add "Ran 10k in the park" --at 2024-05-04
+      ramem --db my.db import chatgpt conversations.json   # or claude, or markdown
       ramem --db my.db search "What did I do last weekend?"
       ramem --db my.db --llm qwen3-4b-instruct-2507-q4_k_m ask "Where did I run?"
       ramem --db my.db stats
@@ -409,6 +410,98 @@ def ingest(context: Context, file: Path | None, fmt: str, no_event_times: bool,
                            "Run `ramem --llm M extract [--budget 20m]` to work the queue.")
     if as_json:
         _echo_json(summary)
+
+
+@cli.command(name="import")
+@click.argument("kind", type=click.Choice(["chatgpt", "claude", "markdown"]))
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--conversation", metavar="NAME",
+              help="markdown: the journal to add the entries to (default: journal, the one "
+                   "`ramem add` writes to).")
+@click.option("--no-event-times", is_flag=True,
+              help="Do not ground time expressions inside messages ('last Saturday').")
+@json_option
+@pass_context
+def import_command(context: Context, kind: str, path: Path, conversation: str | None,
+                   no_event_times: bool, as_json: bool) -> None:
+    """Remember your history: a ChatGPT or Claude export, or a Markdown journal.
+
+    \b
+    KIND and PATH:
+      chatgpt   the export zip (ChatGPT: Settings > Data controls > Export data), its
+                conversations.json, or the unzipped folder (also the split
+                conversations-000.json, -001.json, ... files). Only the visible thread of
+                each chat is kept (not abandoned edits); system and tool messages and images
+                are left out.
+      claude    the export zip (Claude: Settings > Privacy > Export data), its
+                conversations.json, or the unzipped folder. Read one conversation at a time,
+                any size.
+      markdown  a journal file with one '## YYYY-MM-DD' heading per day, its paragraphs or
+                list items the entries, each optionally starting with HH:MM (else it is
+                stamped 12:00, in order); or a folder of daily YYYY-MM-DD.md files.
+
+    \b
+    Examples:
+      ramem import chatgpt ~/Downloads/chatgpt-export.zip
+      ramem import chatgpt ~/Downloads/chatgpt-export/conversations.json
+      ramem import claude ~/Downloads/claude-export/conversations.json
+      ramem import markdown ~/notes/journal.md
+      ramem import markdown ~/notes/daily/
+
+    Each chat becomes a conversation of the bank (you say "me", the assistant "assistant");
+    journal entries join the journal, one session per day. Importing again adds nothing, so a
+    newer export adds only what is new. The whole input is checked before anything is
+    written: a record that cannot be read is one line on stderr with its position and is
+    skipped, the rest is imported, and the command then exits with status 1. A file that is
+    not JSON, is cut short or is empty changes nothing. With --llm, the extraction windows
+    of the new turns are queued for `ramem extract`.
+    """
+    if not path.exists():
+        raise FileNotFoundError(errno.ENOENT, "no such file or folder", str(path))
+    if conversation is not None and kind != "markdown":
+        raise click.UsageError("--conversation is for markdown journals (each chat of an "
+                               "export is its own conversation)")
+    memory = context.memory()
+    bar: Any = None
+
+    def on_counted(total: int) -> None:
+        nonlocal bar
+        if not as_json:
+            bar = click.progressbar(length=total, label=f"importing {kind}", file=sys.stderr)
+            bar.__enter__()
+
+    def on_error(line: str) -> None:
+        click.echo(f"skipped: {line}", err=True)
+
+    try:
+        report = memory.import_export(
+            kind, path, conversation=conversation or "journal",
+            event_times=not no_event_times, on_counted=on_counted,
+            progress=lambda n: bar.update(n) if bar is not None else None, on_error=on_error)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    summary = report.as_dict()
+    if memory.llm is not None:  # queued, never extracted inline: an import is a big history
+        summary["extraction"] = {"queued": memory.plan_extraction()}
+    if as_json:
+        _echo_json(summary)
+    else:
+        unit = "day(s)" if kind == "markdown" else "conversation(s)"
+        click.echo(f"{report.conversations} {unit}: {report.turns_new} new turn(s) of "
+                   f"{report.entries}, {report.memories_new} new memories, "
+                   f"{report.vectors_new} vectors in {report.seconds:.1f}s")
+        if report.noise:
+            click.echo(f"left out {report.noise} system/tool/non-text message(s)", err=True)
+        for note in report.notes:
+            click.echo(f"note: {note}", err=True)
+        if "extraction" in summary:
+            click.echo(f"extraction: {summary['extraction']['queued']} window(s) queued; the "
+                       "turns are searchable now. Run `ramem --llm M extract [--budget 8h]`.")
+    if report.skipped:
+        click.echo(f"error: {len(report.skipped)} record(s) could not be read and were skipped "
+                   "(listed above); everything else was imported", err=True)
+        sys.exit(1)
 
 
 def _window_progress(memory: Memory) -> Callable[[Any], None]:
@@ -608,11 +701,23 @@ def show(context: Context, memory_id: int, as_json: bool) -> None:
 
 @cli.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["jsonl", "md"]), default="jsonl",
+              show_default=True,
+              help="jsonl: every turn (re-importable with `ramem ingest FILE`); md: the journal "
+                   "as Markdown (re-importable with `ramem import markdown FILE`).")
+@click.option("--conversation", default="journal", show_default=True,
+              help="With --format md: the journal to write.")
 @pass_context
-def export(context: Context, file: Path) -> None:
-    """Write every turn to FILE as JSONL (re-importable with `ramem ingest FILE`)."""
-    count = context.memory(create=False).export(file)
-    click.echo(f"exported {count} turns to {file}")
+def export(context: Context, file: Path, fmt: str, conversation: str) -> None:
+    """Write the bank's turns to FILE: every turn as JSONL, or the journal as Markdown.
+
+    \b
+      ramem export backup.jsonl
+      ramem export --format md journal.md     # one '## YYYY-MM-DD' per day
+    """
+    count = context.memory(create=False).export(file, format=fmt, conversation=conversation)
+    what = "turns" if fmt == "jsonl" else f"entries of {conversation!r}"
+    click.echo(f"exported {count} {what} to {file}")
 
 
 @cli.command()

@@ -121,7 +121,7 @@ def test_forget_leaves_no_byte_of_the_sentence_in_the_bank_or_its_log(tmp_path,
         assert vector not in data, "nor its vector"
         assert b"newspaper" in data, "the rest is still there"
         assert memory.store.fts_integrity_ok()
-        assert memory.store.quick_check() == ["ok"]
+        assert memory.store.integrity_check() == ["ok"]
         stats = memory.stats()
         assert stats["memories"] == stats["vectors"] == stats["turns"] == len(JSONL_TURNS) + 2
     wal = Path(f"{bank}-wal")

@@ -29,6 +29,14 @@ class EpisodeTables:
         row = self.db.execute("SELECT id FROM conversations WHERE name = ?", (name,)).fetchone()
         return row[0] if row else None
 
+    def conversation_name_by_source(self, source: str) -> str | None:
+        """The name of the first conversation recorded with this source (an imported chat's
+        ``chatgpt:<id>``), so a chat renamed since is found under its first name."""
+        row = self.db.execute(
+            "SELECT name FROM conversations WHERE source = ? ORDER BY id LIMIT 1", (source,)
+        ).fetchone()
+        return row[0] if row else None
+
     def ensure_conversation(
         self, name: str, *, kind: str = "chat", source: str | None = None
     ) -> int:
