@@ -142,7 +142,7 @@ def test_stats_and_doctor_show_a_long_queue_and_an_embedder_that_does_not_load(b
     assert "ok   sqlite-vec v" in doctor.output
     assert "WARN extraction: 4 window(s) pending, ETA 2h13m" in doctor.output
     # The test bank's embedder is a unit-test fake no command can load: that is BAD.
-    assert "BAD  embedder hashing-test: the bank's embedder is unavailable" in doctor.output
+    assert "BAD  embedder hashing-test: " in doctor.output
     assert doctor.exit_code == 1
 
 
