@@ -26,6 +26,7 @@ from .runtime.registry import resolve_models_dir
 from .store import Store, StoreError, turn_key
 from .types import (
     DAY,
+    JOURNAL,
     Answer,
     ForgetReport,
     MemoryRecord,
@@ -39,7 +40,6 @@ from .types import (
     Turn,
 )
 
-JOURNAL = "journal"
 When = str | int | float | datetime
 
 

@@ -47,6 +47,7 @@ from .render import (
     window_line,
 )
 from .store import StoreError
+from .types import JOURNAL
 
 if TYPE_CHECKING:
     from .eval.tuning import SearchTuning
@@ -325,7 +326,7 @@ def init(context: Context, country: str | None) -> None:
 @click.option("--at", "at", metavar="WHEN",
               help="When it happened: ISO date/time or a phrase like '3 May 2024'. Default: now.")
 @click.option("--speaker", default="me", show_default=True, help="Who is speaking.")
-@click.option("--conversation", default="journal", show_default=True,
+@click.option("--conversation", default=JOURNAL, show_default=True,
               help="Conversation to add the entry to.")
 @pass_context
 def add(context: Context, text: str, at: str | None, speaker: str, conversation: str) -> None:
@@ -475,7 +476,7 @@ def import_command(context: Context, kind: str, path: Path, conversation: str | 
 
     try:
         report = memory.import_export(
-            kind, path, conversation=conversation or "journal",
+            kind, path, conversation=conversation or JOURNAL,
             event_times=not no_event_times, on_counted=on_counted,
             progress=lambda n: bar.update(n) if bar is not None else None, on_error=on_error)
     finally:
@@ -705,7 +706,7 @@ def show(context: Context, memory_id: int, as_json: bool) -> None:
               show_default=True,
               help="jsonl: every turn (re-importable with `ramem ingest FILE`); md: the journal "
                    "as Markdown (re-importable with `ramem import markdown FILE`).")
-@click.option("--conversation", default="journal", show_default=True,
+@click.option("--conversation", default=JOURNAL, show_default=True,
               help="With --format md: the journal to write.")
 @pass_context
 def export(context: Context, file: Path, fmt: str, conversation: str) -> None:

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 DAY = 86_400
+# The conversation that `ramem add` and Markdown journals write to (kind "journal").
+JOURNAL = "journal"
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..protocols import Embedder
 from ..store import Store
+from ..types import JOURNAL
 from .chats import ChatRecord, Converter, RecordError, chatgpt_record, claude_record
 from .formats import FormatError
 from .markdown import read_markdown_journal
@@ -40,7 +41,6 @@ from .pipeline import IngestReport, embed_missing, ingest_conversations
 from .streamjson import DEFAULT_BUFFER, iter_json_array, zip_members
 
 KINDS = ("chatgpt", "claude", "markdown")
-JOURNAL = "journal"
 _CONVERTERS: dict[str, Converter] = {"chatgpt": chatgpt_record, "claude": claude_record}
 _SPLIT_NAME = re.compile(r"^conversations(-\d+)?\.json$")
 _HINTS = {
