@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 
 MODES = ("ramem", "baseline")
 DEFAULT_DEPTH = 25
-DEFAULT_DENSE_INDEX = "exact"
-DEFAULT_CANDIDATES = 400
+DEFAULT_DENSE_INDEX = "binary"
+DEFAULT_CANDIDATES = 200
 
 
 @dataclass(frozen=True)

@@ -189,7 +189,7 @@ def main() -> None:
     parser.add_argument("--memories", type=int, nargs="+", default=[10_000])
     parser.add_argument("--dim", type=int, nargs="+", default=[384])
     parser.add_argument("--queries", type=int, default=50)
-    parser.add_argument("--candidates", type=int, default=400,
+    parser.add_argument("--candidates", type=int, default=200,
                         help="binary index: Hamming candidates rescored exactly")
     parser.add_argument("--vectors", choices=("clustered", "random"), default="clustered")
     parser.add_argument("--index", choices=("exact", "binary"), default="binary",

@@ -41,8 +41,8 @@ class SearchTuning:
             parts.append("missing ranks filled")
         if not self.drop_repeated_turns:
             parts.append("turns beside their extracted memory kept")
-        if self.dense_index != "exact":
-            parts.append(f"dense {self.dense_index} ({self.candidates} rescored)")
+        parts.append("dense exact" if self.dense_index == "exact"
+                     else f"dense binary ({self.candidates} rescored)")
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
         return " · ".join(parts)

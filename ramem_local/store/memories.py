@@ -290,7 +290,7 @@ class MemoryTables:
         conversation_id: int | None = None,
         exclude_turns: bool = False,
         dense_index: str = "exact",
-        candidates: int = 400,
+        candidates: int = 200,
     ) -> list[RankedRow]:
         """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
         ``dense_index="binary"`` draws ``candidates`` memories by Hamming distance of the
@@ -327,7 +327,7 @@ class MemoryTables:
         conversation_id: int | None = None,
         exclude_turns: bool = False,
         dense_index: str = "exact",
-        candidates: int = 400,
+        candidates: int = 200,
     ) -> list[RankedRow]:
         """The context list, filter first: both source lists are drawn from the memories whose
         session span or event range overlaps ``wide_range``, fused there, and ordered by
