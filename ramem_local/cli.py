@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .api import Memory
 from .config import (
     KEYS,
     ConfigError,
@@ -26,8 +25,7 @@ from .config import (
     unset_config_value,
 )
 from .ingest.formats import FormatError
-from .ingest.llm_pipeline import INLINE_EXTRACTION_WINDOWS
-from .recall.when import parse_when
+from .ingest.windows import INLINE_EXTRACTION_WINDOWS
 from .render import (
     answer_dict,
     candidate_dict,
@@ -50,6 +48,7 @@ from .store import StoreError
 from .types import JOURNAL
 
 if TYPE_CHECKING:
+    from .api import Memory
     from .eval.tuning import SearchTuning
 
 USER_ERRORS: tuple[type[BaseException], ...] = (
@@ -107,6 +106,8 @@ class Context:
         """Open the bank once; ``announce`` prints its notes (e.g. BM25 only) to stderr;
         ``country`` is recorded in a new (or empty) bank."""
         if self._memory is None:
+            from .api import Memory  # numpy, dateparser, the runtimes: not for `--help`
+
             self._memory = Memory.open(
                 self.settings.bank_path(),
                 embedder=self.settings.embedder,
@@ -169,14 +170,22 @@ def tuning_options(func: Callable) -> Callable:
         click.option("--depth", default=defaults.depth, show_default=True,
                      type=click.IntRange(25, 4096),
                      help="Candidates per source list before fusion."),
+        click.option("--dense-index", type=click.Choice(["exact", "binary"]),
+                     default=defaults.dense_index, show_default=True,
+                     help="Dense KNN: exact float scan, or a binary (Hamming) prefilter "
+                          "rescored exactly."),
+        click.option("--candidates", default=defaults.candidates, show_default=True,
+                     type=click.IntRange(25, 100_000),
+                     help="Binary index: Hamming candidates rescored exactly per scan."),
     ]
 
     @functools.wraps(func)
     def wrapper(*args: Any, buffer_days: float, buffer_after_days: float | None,
                 neighbour_weight: float, event_time_first: bool,
                 fill_missing_ranks: bool, drop_repeated_turns: bool, recent_days: int,
-                depth: int, **kwargs: Any) -> Any:
+                depth: int, dense_index: str, candidates: int, **kwargs: Any) -> Any:
         tuning = SearchTuning(
+            dense_index=dense_index, candidates=candidates,
             depth=depth, buffer_days=buffer_days, buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,
             event_time_first=event_time_first, fill_missing_ranks=fill_missing_ranks,
@@ -332,6 +341,8 @@ def init(context: Context, country: str | None) -> None:
 def add(context: Context, text: str, at: str | None, speaker: str, conversation: str) -> None:
     """Add one journal entry TEXT."""
     if at is not None:
+        from .recall.when import parse_when
+
         parse_when(at, timezone.utc)  # a date that cannot be read creates no bank
     memory = context.memory()
     memory_id = memory.add(text, at=at, speaker=speaker, conversation=conversation)
@@ -900,6 +911,8 @@ def reindex(context: Context) -> None:
     settings = context.settings
     if not settings.embedder:
         raise ValueError("reindex needs --embedder NAME|DIR")
+    from .api import Memory
+
     with Memory.open(settings.bank_path(), models_dir=settings.models_dir,
                      create=False) as memory:
         count = memory.reindex(settings.embedder, models_dir=settings.models_dir)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .api import Memory
-from .ingest.llm_pipeline import INLINE_EXTRACTION_WINDOWS
+from .ingest.windows import INLINE_EXTRACTION_WINDOWS
 from .render import duration_text
 
 OK, WARN, BAD = "ok", "WARN", "BAD"

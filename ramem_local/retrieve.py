@@ -20,16 +20,22 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from .protocols import Embedder
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
+from .store.retrieval_sql import DENSE_INDEXES
 from .text import fts_match_query
 from .types import Candidate, MemoryRecord, RecallFrame, SearchResponse, TimeRange, Trace
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .protocols import Embedder
+
 MODES = ("ramem", "baseline")
 DEFAULT_DEPTH = 25
+DEFAULT_DENSE_INDEX = "binary"
+DEFAULT_CANDIDATES = 200
 
 
 @dataclass(frozen=True)
@@ -43,12 +49,22 @@ class RetrievalSettings:
     event_time_first: bool = False
     fill_missing_ranks: bool = True
     drop_repeated_turns: bool = True  # see without_repeated_turns (twins listed once)
+    # Dense KNN: "exact" (vec0 float scan) or "binary" (Hamming prefilter of `candidates`
+    # memories, rescored exactly; exact whenever the filtered pool is no larger): README,
+    # "Search at scale".
+    dense_index: str = DEFAULT_DENSE_INDEX
+    candidates: int = DEFAULT_CANDIDATES
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
         if self.k < 1 or self.depth < self.k:
             raise ValueError("k must be at least 1 and depth at least k")
+        if self.dense_index not in DENSE_INDEXES:
+            raise ValueError(f"unknown dense index {self.dense_index!r}; "
+                             f"choose one of {', '.join(DENSE_INDEXES)}")
+        if self.candidates < self.depth:
+            raise ValueError("candidates must be at least depth")
 
 
 def dedup_first(*lists: Iterable[Candidate]) -> list[Candidate]:
@@ -81,6 +97,7 @@ def content_list(
         query_vector=query.vector, fts_query=query.fts, depth=settings.depth, limit=settings.k,
         kappa=settings.kappa, neighbour_weight=settings.neighbour_weight,
         conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
+        dense_index=settings.dense_index, candidates=settings.candidates,
     )
 
 
@@ -110,7 +127,8 @@ def context_list(
         kappa=settings.kappa, neighbour_weight=settings.neighbour_weight,
         event_time_first=settings.event_time_first,
         fill_missing_ranks=settings.fill_missing_ranks, conversation_id=conversation_id,
-        exclude_turns=settings.exclude_turns,
+        exclude_turns=settings.exclude_turns, dense_index=settings.dense_index,
+        candidates=settings.candidates,
     )
     if query.vector is not None and store.has_vectors():
         return fused

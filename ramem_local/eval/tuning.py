@@ -4,12 +4,15 @@ with the same command. The defaults are exactly what ``ramem search`` uses."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..api import Memory, When
 from ..recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS
 from ..retrieve import DEFAULT_DEPTH, RetrievalSettings
 from ..store import NEIGHBOUR_WEIGHT
 from ..types import SearchResponse
+
+if TYPE_CHECKING:  # the api loads numpy and dateparser: not for `ramem --help`
+    from ..api import Memory, When
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,8 @@ class SearchTuning:
     event_time_first: bool = RetrievalSettings.event_time_first
     fill_missing_ranks: bool = RetrievalSettings.fill_missing_ranks
     drop_repeated_turns: bool = RetrievalSettings.drop_repeated_turns
+    dense_index: str = RetrievalSettings.dense_index
+    candidates: int = RetrievalSettings.candidates
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -36,6 +41,8 @@ class SearchTuning:
             parts.append("missing ranks filled")
         if not self.drop_repeated_turns:
             parts.append("turns beside their extracted memory kept")
+        parts.append("dense exact" if self.dense_index == "exact"
+                     else f"dense binary ({self.candidates} rescored)")
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
         return " · ".join(parts)
@@ -52,7 +59,8 @@ def tuned_search(memory: Memory, question: str, *, k: int, mode: str, tuning: Se
         k=k, depth=max(tuning.depth, k), mode=mode, neighbour_weight=tuning.neighbour_weight,
         event_time_first=tuning.event_time_first,
         fill_missing_ranks=tuning.fill_missing_ranks,
-        drop_repeated_turns=tuning.drop_repeated_turns,
+        drop_repeated_turns=tuning.drop_repeated_turns, dense_index=tuning.dense_index,
+        candidates=max(tuning.candidates, tuning.depth, k),
     )
     return memory.search(question, settings=settings, frame=frame)
 

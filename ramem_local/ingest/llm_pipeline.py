@@ -39,10 +39,6 @@ from .windows import (
 )
 
 DEFAULT_MAX_TOKENS = 1536
-# An ingest with an LLM extracts at once only up to this many pending windows (a journal
-# entry, one chat: a few minutes with a 4B model on a laptop); more are queued for
-# `ramem extract`, so that an import never blocks for hours on the model.
-INLINE_EXTRACTION_WINDOWS = 5
 
 
 @dataclass

@@ -17,6 +17,11 @@ from collections.abc import Sequence
 from ..store import Store
 from ..types import ExtractionWindow, Turn
 
+# An ingest with an LLM extracts at once only up to this many pending windows (a journal
+# entry, one chat: a few minutes with a 4B model on a laptop); more are queued for
+# `ramem extract`, so that an import never blocks for hours on the model.
+INLINE_EXTRACTION_WINDOWS = 5
+
 DEFAULT_SIZE = 40
 DEFAULT_OVERLAP = 2
 

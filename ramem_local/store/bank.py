@@ -13,7 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import apsw
-import sqlite_vec
 
 from ..types import EmbedderFingerprint
 from .base import StoreError, now
@@ -21,7 +20,13 @@ from .episodes import EpisodeTables, StoredTurn, turn_key
 from .extraction import ExtractionLedger
 from .forgetting import Forgetting
 from .memories import MemoryTables
-from .schema import MIGRATIONS, SCHEMA_VERSION, applied_migrations, migrate
+from .schema import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    applied_migrations,
+    create_binary_index,
+    migrate,
+)
 
 BANK_MARKER = "ramem-bank"
 BUSY_TIMEOUT_MS = 10_000
@@ -68,6 +73,8 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             db.setbusytimeout(BUSY_TIMEOUT_MS)
             # Deleted content is overwritten with zeros, not left in free space.
             db.execute("PRAGMA secure_delete = ON")
+            import sqlite_vec  # its Python module imports numpy: not for `ramem --help`
+
             db.enable_load_extension(True)
             db.load_extension(sqlite_vec.loadable_path())
             db.enable_load_extension(False)
@@ -169,6 +176,8 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         """Forget the embedder and every vector (for reindexing with another model)."""
         with self.atomic():
             self.db.execute("DROP TABLE IF EXISTS memories_vec")
+            self.db.execute("DROP TABLE IF EXISTS memories_bin")
+            self.db.execute("DROP TABLE IF EXISTS memories_float")
             self.db.execute("DELETE FROM meta WHERE key = 'embedder'")
 
     def _create_vector_table(self, dimension: int) -> None:
@@ -186,6 +195,11 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             )
             """
         )
+        create_binary_index(self.db, dimension)
+
+    def has_binary_index(self) -> bool:
+        """Whether the fast dense path's tables exist (every bank with vectors, since m005)."""
+        return self._table_exists("memories_bin") and self._table_exists("memories_float")
 
     def _table_exists(self, name: str) -> bool:
         row = self.db.execute(

@@ -208,9 +208,7 @@ class Forgetting:
                     "WHERE id IN (SELECT value FROM json_each(?))", (memories,))})
             for conversation_id in {c for c, _ in touched}:
                 self._shrink_windows(conversation_id, set(plan.turn_ids))
-            if self.has_vectors():
-                self.db.execute("DELETE FROM memories_vec "
-                                "WHERE memory_id IN (SELECT value FROM json_each(?))", (memories,))
+            self._delete_vectors(memories)
             self.db.execute("DELETE FROM memories WHERE id IN (SELECT value FROM json_each(?))",
                             (memories,))
             self.db.execute("DELETE FROM turns WHERE id IN (SELECT value FROM json_each(?))",

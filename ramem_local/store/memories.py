@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import apsw
-import numpy as np
 
 from ..types import MemoryRecord, TimeRange
 from .base import StoreError, now
@@ -19,6 +19,9 @@ from .retrieval_sql import (
     session_overlap_statement,
 )
 from .schema import REFRESH_NEIGHBOURS
+
+if TYPE_CHECKING:  # numpy is imported when a vector is stored: `ramem --help` does not need it
+    import numpy as np
 
 
 def _join_list(values: Iterable[str]) -> str:
@@ -45,6 +48,8 @@ def _vec_episode(session_start: int, session_end: int, event_start: int | None,
 
 
 def vector_blob(vector: np.ndarray) -> bytes:
+    import numpy as np
+
     return np.ascontiguousarray(vector, dtype=np.float32).tobytes()
 
 
@@ -124,17 +129,43 @@ class MemoryTables:
             "session_start, session_end, event_start, event_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
+        if self.has_binary_index():
+            self.db.executemany(
+                "INSERT OR REPLACE INTO memories_float(memory_id, embedding) VALUES (?, ?)",
+                [row[:2] for row in rows],
+            )
+            self.db.executemany(
+                "INSERT OR REPLACE INTO memories_bin(memory_id, embedding, conversation_id, "
+                "kind, session_start, session_end, event_start, event_end) "
+                "VALUES (?, vec_quantize_binary(?), ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    def _delete_vectors(self, memory_ids_json: str) -> None:
+        """Remove these memories (a JSON array of ids) from every vector table."""
+        if not self.has_vectors():
+            return
+        tables = ["memories_vec"]
+        if self.has_binary_index():
+            tables += ["memories_bin", "memories_float"]
+        for table in tables:
+            self.db.execute(f"DELETE FROM {table} "
+                            "WHERE memory_id IN (SELECT value FROM json_each(?))",
+                            (memory_ids_json,))
 
     def _mirror_episodes_to_vectors(self, changed: Sequence[tuple]) -> None:
         """Copy changed ``(id, session_start, session_end, event_start, event_end)`` rows of
         ``memories`` into the vector table's metadata columns."""
         if not changed or not self.has_vectors():
             return
-        self.db.executemany(
-            "UPDATE memories_vec SET session_start = ?, session_end = ?, "
-            "event_start = ?, event_end = ? WHERE memory_id = ?",
-            [(*_vec_episode(*episode), memory_id) for memory_id, *episode in changed],
-        )
+        rows = [(*_vec_episode(*episode), memory_id) for memory_id, *episode in changed]
+        tables = ["memories_vec", "memories_bin"] if self.has_binary_index() else ["memories_vec"]
+        for table in tables:
+            self.db.executemany(
+                f"UPDATE {table} SET session_start = ?, session_end = ?, "
+                "event_start = ?, event_end = ? WHERE memory_id = ?",
+                rows,
+            )
 
     def memories_without_vectors(self, limit: int = 1000) -> list[tuple[int, str]]:
         if not self.has_vectors():
@@ -210,8 +241,7 @@ class MemoryTables:
 
     def delete_memory(self, memory_id: int) -> bool:
         with self.atomic():
-            if self.has_vectors():
-                self.db.execute("DELETE FROM memories_vec WHERE memory_id = ?", (memory_id,))
+            self._delete_vectors(json.dumps([memory_id]))
             deleted = self.db.execute(
                 "DELETE FROM memories WHERE id = ? RETURNING id", (memory_id,)
             ).fetchone()
@@ -259,8 +289,12 @@ class MemoryTables:
         neighbour_weight: float = NEIGHBOUR_WEIGHT,
         conversation_id: int | None = None,
         exclude_turns: bool = False,
+        dense_index: str = "exact",
+        candidates: int = 200,
     ) -> list[RankedRow]:
-        """The content list: RRF of dense KNN and BM25 over the bank, in fused order."""
+        """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
+        ``dense_index="binary"`` draws ``candidates`` memories by Hamming distance of the
+        sign-quantised vectors and rescores them exactly (``retrieval_sql``)."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
@@ -268,11 +302,12 @@ class MemoryTables:
         sql = content_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
+            dense_index=self._usable_index(dense_index),
         )
         return self._ranked_rows(sql, {
             "qvec": vector_blob(query_vector) if with_dense else None,
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa,
+            "depth": depth, "limit": limit, "kappa": kappa, "candidates": max(candidates, depth),
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
         })
 
@@ -291,6 +326,8 @@ class MemoryTables:
         fill_missing_ranks: bool = False,
         conversation_id: int | None = None,
         exclude_turns: bool = False,
+        dense_index: str = "exact",
+        candidates: int = 200,
     ) -> list[RankedRow]:
         """The context list, filter first: both source lists are drawn from the memories whose
         session span or event range overlaps ``wide_range``, fused there, and ordered by
@@ -302,12 +339,12 @@ class MemoryTables:
         sql = session_overlap_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            fill_missing_ranks=fill_missing_ranks,
+            fill_missing_ranks=fill_missing_ranks, dense_index=self._usable_index(dense_index),
         )
         return self._ranked_rows(sql, {
             "qvec": vector_blob(query_vector) if with_dense else None,
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa,
+            "depth": depth, "limit": limit, "kappa": kappa, "candidates": max(candidates, depth),
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "event_time_first": int(event_time_first),
             **_range_params(raw_range, wide_range),
@@ -333,6 +370,10 @@ class MemoryTables:
             "event_time_first": int(event_time_first),
             **_range_params(raw_range, wide_range),
         })
+
+    def _usable_index(self, dense_index: str) -> str:
+        """The binary index when asked for and present, else exact KNN."""
+        return "binary" if dense_index == "binary" and self.has_binary_index() else "exact"
 
     def _ranked_rows(self, sql: str, params: dict) -> list[RankedRow]:
         used = {name: value for name, value in params.items() if f":{name}" in sql}

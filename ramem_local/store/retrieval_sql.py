@@ -40,6 +40,24 @@ DENSE_KNN = """
     FROM memories_vec
     WHERE embedding MATCH :qvec AND k = :depth {filters}"""
 
+# The fast dense path: a Hamming KNN over the sign-quantised vectors (``memories_bin``, with
+# the same metadata filters) draws :candidates memories, whose float vectors (``memories_float``
+# keyed by id) are rescored exactly; the :depth closest by cosine distance are the dense list.
+# Exact whenever the filtered pool holds at most :candidates memories (a conversation of a
+# LoCoMo-sized bank, a 14-day range); an approximation beyond (README, "Search at scale").
+DENSE_BINARY_RESCORED = """
+    SELECT * FROM (
+        SELECT f.memory_id AS id, vec_distance_cosine(f.embedding, :qvec) AS score
+        FROM (SELECT memory_id FROM memories_bin
+              WHERE embedding MATCH vec_quantize_binary(:qvec) AND k = :candidates {filters}
+             ) AS c
+        JOIN memories_float AS f ON f.memory_id = c.memory_id
+        ORDER BY score, id
+        LIMIT :depth
+    )"""
+
+DENSE_INDEXES = ("exact", "binary")
+
 # bm25() weight of the neighbours column against 1.0 for each of the memory's own columns
 # (content, keywords, persons, entities, topic); chosen by measurement (README).
 NEIGHBOUR_WEIGHT = 0.5
@@ -207,8 +225,11 @@ def _scope_filters(
 
 def _fusion(
     *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
-    session_overlap: bool, fill_missing_ranks: bool = False,
+    session_overlap: bool, fill_missing_ranks: bool = False, dense_index: str = "exact",
 ) -> str:
+    if dense_index not in DENSE_INDEXES:
+        raise ValueError(f"unknown dense index {dense_index!r}; one of {', '.join(DENSE_INDEXES)}")
+    knn = DENSE_BINARY_RESCORED if dense_index == "binary" else DENSE_KNN
     vec_filters, memory_filters = _scope_filters(
         conversation_scoped=conversation_scoped, exclude_turns=exclude_turns
     )
@@ -216,11 +237,11 @@ def _fusion(
         dense = EMPTY_RANKS
     elif session_overlap:
         dense = "\n    UNION ALL\n".join(
-            DENSE_KNN.format(filters=" ".join([*vec_filters, overlap]))
+            knn.format(filters=" ".join([*vec_filters, overlap]))
             for overlap in (VEC_SESSION_OVERLAPS, VEC_EVENT_OVERLAPS)
         )
     else:
-        dense = DENSE_KNN.format(filters=" ".join(vec_filters))
+        dense = knn.format(filters=" ".join(vec_filters))
     if session_overlap:
         memory_filters.append(SESSION_OR_EVENT_OVERLAPS)
     lexical = LEXICAL_BM25.format(filters=" ".join(memory_filters)) if with_lexical else EMPTY_RANKS
@@ -230,24 +251,26 @@ def _fusion(
 
 
 def content_statement(
-    *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool
+    *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
+    dense_index: str = "exact",
 ) -> str:
     """RRF of dense KNN and BM25 over the whole bank (or one conversation)."""
     fusion = _fusion(with_dense=with_dense, with_lexical=with_lexical,
                      conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
-                     session_overlap=False)
+                     session_overlap=False, dense_index=dense_index)
     return CONTENT.format(fusion=fusion)
 
 
 def session_overlap_statement(
     *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
-    fill_missing_ranks: bool = False,
+    fill_missing_ranks: bool = False, dense_index: str = "exact",
 ) -> str:
     """Filter first: RRF of dense KNN and BM25 drawn from inside the session-overlap filter,
     ordered by proximity tier, then fused rank."""
     fusion = _fusion(with_dense=with_dense, with_lexical=with_lexical,
                      conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
-                     session_overlap=True, fill_missing_ranks=fill_missing_ranks)
+                     session_overlap=True, fill_missing_ranks=fill_missing_ranks,
+                     dense_index=dense_index)
     return SESSION_OVERLAP.format(fusion=fusion, placement=PLACEMENT_COLUMNS, tier=TIER)
 
 

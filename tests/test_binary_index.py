@@ -1,0 +1,112 @@
+"""The binary dense index (Hamming prefilter + exact rescoring): exact whenever the filtered
+pool is no larger than the candidates, kept in step with the float vectors, and backfilled
+from them in banks written before it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ramem_local.retrieve import RetrievalSettings
+from ramem_local.store import Store
+from ramem_local.store.schema import MIGRATIONS
+from ramem_local.text import fts_match_query
+from ramem_local.types import DAY, TimeRange
+from tests.test_store import DIM, FINGERPRINT, add_conversation, make_bank
+
+WORDS = ["cake", "pottery", "school", "fair", "sister", "birthday", "lemon", "class"]
+
+
+def filled_bank(tmp_path, n: int = 60, seed: int = 0) -> tuple[Store, list[int], np.ndarray]:
+    rng = np.random.default_rng(seed)
+    store = make_bank(tmp_path)
+    texts = [" ".join(rng.choice(WORDS, 3)) + f" {i}" for i in range(n)]
+    ids = add_conversation(store, texts, session_starts=[d * DAY for d in range(0, 40, 4)])
+    vectors = rng.standard_normal((n, DIM)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    store.add_vectors(ids, vectors)
+    return store, ids, vectors
+
+
+def both(store: Store, method: str, candidates: int, **kwargs) -> tuple[list, list]:
+    search = getattr(store, method)
+    exact = search(dense_index="exact", **kwargs)
+    binary = search(dense_index="binary", candidates=candidates, **kwargs)
+    return exact, binary
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_binary_equals_exact_when_the_pool_fits_the_candidates(tmp_path, seed):
+    store, _, _ = filled_bank(tmp_path, seed=seed)
+    query = np.random.default_rng(seed + 10).standard_normal(DIM).astype(np.float32)
+    fts = fts_match_query("lemon cake")
+    exact, binary = both(store, "content_candidates", 100, query_vector=query, fts_query=fts,
+                         depth=25, limit=10)
+    assert exact == binary
+    raw = TimeRange(8 * DAY, 15 * DAY)
+    exact, binary = both(store, "session_overlap_candidates", 100, query_vector=query,
+                         fts_query=fts, raw_range=raw,
+                         wide_range=TimeRange(raw.start - 2 * DAY, raw.end + 2 * DAY),
+                         depth=25, limit=10, fill_missing_ranks=True)
+    assert exact == binary and binary
+
+
+def test_binary_scores_are_exact_cosine_distances(tmp_path):
+    store, ids, vectors = filled_bank(tmp_path)
+    query = vectors[7] + 0.1
+    rows = store.content_candidates(query_vector=query, fts_query=None, depth=25, limit=10,
+                                    dense_index="binary", candidates=25)
+    assert rows[0].id == ids[7]
+    distance = dict(zip(ids, 1 - vectors @ query / np.linalg.norm(query), strict=True))
+    found = [distance[r.id] for r in rows]
+    assert found == sorted(found), "the candidates are ranked by their exact cosine distance"
+
+
+def test_binary_index_follows_deletes_and_span_changes(tmp_path):
+    store, ids, _ = filled_bank(tmp_path, n=12)
+    count = "SELECT count(*) FROM {}"
+    assert all(store.db.execute(count.format(t)).fetchone()[0] == 12
+               for t in ("memories_vec", "memories_bin", "memories_float"))
+    assert store.delete_memory(ids[0])
+    assert all(store.db.execute(count.format(t)).fetchone()[0] == 11
+               for t in ("memories_vec", "memories_bin", "memories_float"))
+    store._mirror_episodes_to_vectors([(ids[1], 100 * DAY, 101 * DAY, None, None)])
+    spans = {t: store.db.execute(f"SELECT session_start, event_end FROM {t} "
+                                 "WHERE memory_id = ?", (ids[1],)).fetchone()
+             for t in ("memories_vec", "memories_bin")}
+    assert spans["memories_vec"] == spans["memories_bin"] == (100 * DAY, 101 * DAY)
+    store.drop_vectors()
+    assert not store.has_binary_index()
+    store.bind_embedder(FINGERPRINT)
+    assert store.has_binary_index()
+
+
+def test_banks_written_before_the_binary_index_are_backfilled(tmp_path, monkeypatch):
+    import ramem_local.store.bank as bank_module
+
+    older = [m for m in MIGRATIONS if m.__name__ != "m005_binary_index"]
+    monkeypatch.setattr("ramem_local.store.schema.MIGRATIONS", older)
+    monkeypatch.setattr(bank_module, "MIGRATIONS", older)
+    monkeypatch.setattr(bank_module, "create_binary_index", lambda db, dimension: None)
+    store, ids, vectors = filled_bank(tmp_path)
+    assert not store.has_binary_index()
+    query = vectors[3]
+    before = store.content_candidates(query_vector=query, fts_query=None, depth=25, limit=10)
+    store.close()
+    monkeypatch.undo()
+
+    upgraded = Store.open(tmp_path / "bank.db")
+    assert upgraded.schema_version == len(MIGRATIONS)
+    assert upgraded.has_binary_index()
+    floats = dict(upgraded.db.execute("SELECT memory_id, embedding FROM memories_float"))
+    assert floats == {i: v.tobytes() for i, v in zip(ids, vectors, strict=True)}
+    after = upgraded.content_candidates(query_vector=query, fts_query=None, depth=25,
+                                        limit=10, dense_index="binary", candidates=100)
+    assert after == before
+
+
+def test_settings_refuse_an_unknown_index_or_too_few_candidates():
+    with pytest.raises(ValueError, match="dense index"):
+        RetrievalSettings(dense_index="hnsw")
+    with pytest.raises(ValueError, match="candidates"):
+        RetrievalSettings(depth=50, candidates=40)
