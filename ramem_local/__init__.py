@@ -1,6 +1,8 @@
 """ramem-local: an embedded, offline long-term memory engine with contextual reinstatement."""
 
 from .api import Memory
+from .config import ConfigError
+from .errors import BankError, InputError, LLMError, ModelError, RamemError
 from .ingest.formats import FormatError
 from .ingest.pipeline import IngestReport
 from .retrieve import RetrievalSettings
@@ -21,11 +23,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Answer",
+    "BankError",
+    "ConfigError",
     "Candidate",
     "FormatError",
+    "InputError",
+    "LLMError",
     "IngestReport",
     "Memory",
     "MemoryRecord",
+    "ModelError",
+    "RamemError",
     "RecallFrame",
     "RetrievalSettings",
     "SearchResponse",

@@ -16,6 +16,8 @@ from typing import Any
 
 import platformdirs
 
+from .errors import ConfigError
+
 APP = "ramem"
 DEFAULT_BANK = "default"
 
@@ -46,10 +48,6 @@ KEYS = {
     "mode": "retrieval mode of `search` and `ask`: ramem or baseline",
 }
 MODES = ("ramem", "baseline")
-
-
-class ConfigError(ValueError):
-    """A config file or value that cannot be used; one readable line."""
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .errors import InputError
 from .protocols import Embedder
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .text import fts_match_query
@@ -46,9 +47,9 @@ class RetrievalSettings:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+            raise InputError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
         if self.k < 1 or self.depth < self.k:
-            raise ValueError("k must be at least 1 and depth at least k")
+            raise InputError("k must be at least 1 and depth at least k")
 
 
 def dedup_first(*lists: Iterable[Candidate]) -> list[Candidate]:
