@@ -416,3 +416,18 @@ def test_read_jsonl_reports_the_line_of_a_deep_nesting(tmp_path):
     with pytest.raises(FormatError) as caught:
         read_jsonl(path, UTC, "deep")
     assert caught.value.line == 3
+
+
+def test_the_api_refuses_an_out_of_range_time_before_writing(tmp_path):
+    from ramem_local import Memory
+    from ramem_local.types import ParsedConversation, Session, Turn
+
+    with Memory.open(tmp_path / "api.db") as memory:
+        good = Turn(speaker="A", text="fine", timestamp=1714816800, session_ordinal=1)
+        bad = Turn(speaker="A", text="year 56310", timestamp=1714816800000, session_ordinal=1)
+        parsed = ParsedConversation(name="c", sessions=[Session(ordinal=1, start=1714816800)],
+                                    turns=[good, bad], participants=["A"])
+        from ramem_local.ingest.pipeline import ingest_conversations
+        with pytest.raises(InputError, match="turn 2"):
+            ingest_conversations(memory.store, [parsed], embedder=None, tz=UTC)
+        assert memory.stats()["turns"] == 0 and memory.stats()["conversations"] == 0
