@@ -25,7 +25,7 @@ def load_harness():
     return module
 
 
-def test_three_sigkills_during_ingest_leave_a_sound_bank_that_resumes_to_the_same_content(
+def test_three_kills_during_ingest_leave_a_sound_bank_that_resumes_to_the_same_content(
         tmp_path):
     harness = load_harness()
     figures = harness.run_harness(kills=3, turns=1500, seed=3, embedder=None, workdir=tmp_path,
