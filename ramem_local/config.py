@@ -128,8 +128,10 @@ def read_raw_config(path: Path) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON, not UTF-8, a long number
         raise ConfigError(f"config file {path} is not valid JSON: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"config file {path} is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path} must hold a JSON object")
     return data

@@ -431,3 +431,15 @@ def test_the_api_refuses_an_out_of_range_time_before_writing(tmp_path):
         with pytest.raises(InputError, match="turn 2"):
             ingest_conversations(memory.store, [parsed], embedder=None, tz=UTC)
         assert memory.stats()["turns"] == 0 and memory.stats()["conversations"] == 0
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (b"[" * 100_000, "nested too deeply"), (b'{"k": ' + b"9" * 5000 + b"}", "not valid JSON"),
+    (b"\xff\xfe{}", "not valid JSON"), (b'{"k": "abc"}', "k"), (b'{"buffer_days": 1e999}', ""),
+])
+def test_a_bad_config_file_is_one_error_line(tmp_path, monkeypatch, content, expected):
+    config = tmp_path / "config.json"
+    config.write_bytes(content)
+    monkeypatch.setenv("RAMEM_CONFIG", str(config))
+    result = run("--db", str(tmp_path / "b.db"), "stats")
+    assert_clean_error(result, expected)

@@ -14,8 +14,10 @@ the order of turns survives any later sort by timestamp, and every turn stays in
      "session": 3, "id": "m-17", "conversation": "family-chat"}
 
 ``speaker``, ``text`` and ``timestamp`` are required; ``timestamp`` is an ISO 8601 string (naive
-values are read in ``tz``) or a Unix number. ``session`` (str or int), ``id`` (external id) and
-``conversation`` (default: the file stem) are optional; other keys are ignored. Blank lines are
+values are read in ``tz``) or a Unix number: seconds, or milliseconds (a number above 10^11) or
+microseconds (above 10^14) when that lands in 1900-01-01 .. 2199-12-31, the times a bank
+holds. ``session`` (str or int), ``id`` (external id) and ``conversation`` (default: the file
+stem) are optional; other keys are ignored. Blank lines are
 skipped. Turns keep file order. Sessions:
 
 * with ``session`` labels, turns are grouped by label; ordinals follow first appearance and a
