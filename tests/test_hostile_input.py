@@ -443,3 +443,24 @@ def test_a_bad_config_file_is_one_error_line(tmp_path, monkeypatch, content, exp
     monkeypatch.setenv("RAMEM_CONFIG", str(config))
     result = run("--db", str(tmp_path / "b.db"), "stats")
     assert_clean_error(result, expected)
+
+
+def test_doctor_finds_a_bank_bricked_by_an_old_version_and_forget_repairs_it(bank, tmp_path):
+    """A bank written before times were checked: a session in year 56310 (Unix ms read as
+    seconds). doctor names the conversation; forgetting it makes the bank whole again."""
+    connection = apsw.Connection(str(bank))
+    connection.execute("INSERT INTO conversations(name, kind, created_at) VALUES ('old', "
+                       "'chat', 0)")
+    conversation_id = connection.last_insert_rowid()
+    connection.execute('INSERT INTO sessions(conversation_id, ordinal, start, "end") '
+                       "VALUES (?, 1, 1714816800000, 1714816886400)", (conversation_id,))
+    connection.close()
+    models = tmp_path / "models"
+    models.mkdir()
+    report = run("--db", str(bank), "--models-dir", str(models), "doctor")
+    assert "BAD  stored times" in report.output and "'old' (1 row(s))" in report.output
+    forgot = run("--db", str(bank), "forget", "--conversation", "old")
+    assert forgot.exit_code == 0, forgot.output
+    again = run("--db", str(bank), "--models-dir", str(models), "doctor")
+    assert "ok   stored times" in again.output
+    assert_searchable(bank)
