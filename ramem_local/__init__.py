@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .errors import BankError, InputError, LLMError, ModelError, RamemError
 from .types import (
     Answer,
     Candidate,
@@ -19,6 +20,7 @@ from .types import (
 
 if TYPE_CHECKING:
     from .api import Memory
+    from .config import ConfigError
     from .ingest.formats import FormatError
     from .ingest.pipeline import IngestReport
     from .retrieve import RetrievalSettings
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 # numpy, onnxruntime, llama_cpp or dateparser.
 _LAZY = {
     "Memory": ".api",
+    "ConfigError": ".config",
     "FormatError": ".ingest.formats",
     "IngestReport": ".ingest.pipeline",
     "RetrievalSettings": ".retrieve",
@@ -46,11 +49,17 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Answer",
+    "BankError",
+    "ConfigError",
     "Candidate",
     "FormatError",
+    "InputError",
+    "LLMError",
     "IngestReport",
     "Memory",
     "MemoryRecord",
+    "ModelError",
+    "RamemError",
     "RecallFrame",
     "RetrievalSettings",
     "SearchResponse",

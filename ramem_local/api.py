@@ -10,6 +10,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .answer import generate_answer
+from .errors import InputError, LLMError
 from .ingest.extract import PROMPT_VERSION
 from .ingest.formats import read_conversations, write_jsonl
 from .ingest.imports import ImportReport, run_import
@@ -121,7 +122,7 @@ class Memory:
             conversation: str = JOURNAL) -> int:
         """Store one journal entry (a turn of the journal conversation); returns the memory id."""
         if not text or not text.strip():
-            raise ValueError("cannot add an empty entry")
+            raise InputError("cannot add an empty entry")
         timestamp = parse_when(at, self.tz) if at is not None else int(
             datetime.now(timezone.utc).timestamp())
         day_start = _day_start(timestamp, self.tz)
@@ -184,7 +185,7 @@ class Memory:
         run stops at a window boundary, and what it did not reach stays pending.
         """
         if self.llm is None:
-            raise ValueError("extraction needs an LLM (--llm NAME|FILE)")
+            raise LLMError("extraction needs an LLM (--llm NAME|FILE)")
         return run_extraction(
             self.store, self.llm, self.embedder, tz=self.tz, country=self.country,
             conversation_id=self._conversation_id(conversation), retry_failed=retry_failed,
@@ -259,11 +260,11 @@ class Memory:
         if format == "jsonl":
             return write_jsonl(self.store.all_turns(), Path(path), self.tz)
         if format != "md":
-            raise ValueError(f"unknown export format {format!r}: expected jsonl or md")
+            raise InputError(f"unknown export format {format!r}: expected jsonl or md")
         conversation_id = self._conversation_id(conversation)
         kind = next(c.kind for c in self.store.conversations() if c.id == conversation_id)
         if kind != JOURNAL:
-            raise ValueError(f"{conversation!r} is a {kind}, not a journal: Markdown export "
+            raise InputError(f"{conversation!r} is a {kind}, not a journal: Markdown export "
                              "writes journals (use the jsonl format for every turn)")
         return write_markdown_journal(self.store.conversation_turns(conversation_id),
                                       Path(path), self.tz, title=conversation)
@@ -295,17 +296,17 @@ class Memory:
         filters = conversation is not None or person is not None or (
             start is not None or end is not None)
         if not (memory_ids or filters or everything):
-            raise ValueError("say what to forget: memory ids, a conversation, a person, a "
+            raise InputError("say what to forget: memory ids, a conversation, a person, a "
                              "time range, or everything")
         if everything and (memory_ids or filters):
-            raise ValueError("forgetting everything takes no other selector")
+            raise InputError("forgetting everything takes no other selector")
         if memory_ids and filters:
-            raise ValueError("give memory ids or a conversation / person / time range, "
+            raise InputError("give memory ids or a conversation / person / time range, "
                              "not both")
         if memory_ids:
             missing = sorted(set(memory_ids) - self.store.existing_memory_ids(memory_ids))
             if missing:
-                raise ValueError(f"no memory with id {', '.join(map(str, missing))}")
+                raise InputError(f"no memory with id {', '.join(map(str, missing))}")
         window = self._window(start, end)
         if person is not None:
             self._require_person(person)
@@ -336,7 +337,7 @@ class Memory:
         """The memories said in a window, in time order, grouped by day (in the bank's
         timezone) and session; no question needed. ``end`` given as a day includes it."""
         if self.store.memory_count() == 0:
-            raise ValueError("this bank holds no memories yet")
+            raise InputError("this bank holds no memories yet")
         window = self._window(start, end)
         if person is not None:
             self._require_person(person)
@@ -386,7 +387,7 @@ class Memory:
               conversation: str | None = None) -> RecallFrame:
         """The deterministic recall frame of a question (see ``recall.frame.build_frame``)."""
         if not question or not question.strip():
-            raise ValueError("the question is empty")
+            raise InputError("the question is empty")
         conversation_id = self._conversation_id(conversation)
         return build_frame(
             question,
@@ -499,16 +500,16 @@ class Memory:
         if last is not None and _day_start(last, self.tz) == last:
             last = _day_start(last + DAY + 3600, self.tz)  # the next midnight, across DST
         if first is not None and last is not None and last <= first:
-            raise ValueError(f"the time range ends before it starts ({start} → {end})")
+            raise InputError(f"the time range ends before it starts ({start} → {end})")
         return first, last
 
     def _require_person(self, name: str) -> None:
         if not name.strip():
-            raise ValueError("the person's name is empty")
+            raise InputError("the person's name is empty")
         if not self.store.person_known(name):
             known = self.store.participants()
             listed = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
-            raise ValueError(f"no person named {name!r} in this bank"
+            raise InputError(f"no person named {name!r} in this bank"
                              + (f" (known: {listed})" if known else ""))
 
     def _conversation_id(self, name: str | None) -> int | None:
@@ -516,7 +517,7 @@ class Memory:
             return None
         conversation_id = self.store.conversation_id(name)
         if conversation_id is None:
-            raise ValueError(f"no conversation named {name!r} in this bank")
+            raise InputError(f"no conversation named {name!r} in this bank")
         return conversation_id
 
     def _is_journal_only(self, conversation_id: int | None) -> bool:
@@ -543,7 +544,7 @@ def _bank_country(store: Store, wanted: str | None) -> str:
     has_memories = store.memory_count() > 0
     if recorded is not None and wanted not in (None, recorded):
         if has_memories:
-            raise ValueError(
+            raise InputError(
                 f"this bank reads dates for {recorded}, and its memories' event times were "
                 f"read so; the country can be changed only on an empty bank (not to {wanted})"
             )
@@ -558,7 +559,7 @@ def _zone(name: str) -> ZoneInfo:
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise ValueError(
+        raise InputError(
             f"unknown timezone {name!r} (use an IANA name like Europe/Berlin)"
         ) from None
 

@@ -6,8 +6,10 @@ import dataclasses
 import errno
 import functools
 import json
+import os
 import re
 import sys
+import traceback
 from collections.abc import Callable
 from datetime import timezone
 from pathlib import Path
@@ -17,14 +19,13 @@ import click
 
 from .config import (
     KEYS,
-    ConfigError,
     Settings,
     config_path,
     set_config_value,
     settings_with_sources,
     unset_config_value,
 )
-from .ingest.formats import FormatError
+from .errors import ConfigError, InputError, ModelError, RamemError
 from .ingest.windows import INLINE_EXTRACTION_WINDOWS
 from .render import (
     answer_dict,
@@ -44,38 +45,56 @@ from .render import (
     trace_dict,
     window_line,
 )
-from .store import StoreError
 from .types import JOURNAL
 
 if TYPE_CHECKING:
     from .api import Memory
     from .eval.tuning import SearchTuning
 
-USER_ERRORS: tuple[type[BaseException], ...] = (
-    StoreError, FormatError, ConfigError, ValueError, FileNotFoundError, PermissionError,
-    IsADirectoryError,
-)
+# What a user can cause: the RamemError family, plus the operating system refusing a path or
+# running out of room (an OSError is the machine's answer, not a bug in ramem).
+USER_ERRORS: tuple[type[BaseException], ...] = (RamemError, OSError)
+BUG_EXIT = 70  # EX_SOFTWARE (sysexits.h): an internal error
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
-    from .runtime.embedder import EmbedderError
-    from .runtime.registry import ModelError
+    import apsw
 
-    return (*USER_ERRORS, EmbedderError, ModelError)
+    # SQLite refusing the file (full disk, I/O error, read-only, locked past the busy timeout,
+    # corrupt) is the environment's answer, reported as one line like a BankError.
+    return (*USER_ERRORS, apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.BusyError,
+            apsw.LockedError, apsw.CorruptError, apsw.CantOpenError, apsw.NotADBError)
+
+
+def _debug_wanted(ctx: click.Context) -> bool:
+    return bool(ctx.params.get("debug")) or os.environ.get("RAMEM_DEBUG", "") not in ("", "0")
 
 
 class RamemGroup(click.Group):
-    """Turns known failures into one readable line and exit status 1 (never a traceback)."""
+    """A user error (``RamemError``) is one ``error:`` line and exit status 1; anything else is
+    a bug in ramem: one line saying so and exit status 70, the traceback with ``--debug``."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except _user_errors() as exc:
-            click.echo(f"error: {_one_line(exc)}", err=True)
-            sys.exit(1)
+        except click.exceptions.ClickException:
+            raise  # usage errors: click prints them (exit status 2)
+        except (click.exceptions.Exit, click.exceptions.Abort):
+            raise
         except KeyboardInterrupt:
             click.echo("interrupted; re-run the same command to resume", err=True)
             sys.exit(130)
+        except _user_errors() as exc:
+            if _debug_wanted(ctx):
+                traceback.print_exc()
+            click.echo(f"error: {_one_line(exc)}", err=True)
+            sys.exit(1)
+        except Exception as exc:  # noqa: BLE001 - the last line of defence: report the bug
+            if _debug_wanted(ctx):
+                traceback.print_exc()
+            click.echo(f"error: this is a bug in ramem: {type(exc).__name__}: "
+                       f"{_one_line(exc)[:500]} (run with --debug for the traceback)", err=True)
+            sys.exit(BUG_EXIT)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -277,11 +296,13 @@ def question_options(func: Callable) -> Callable:
 @click.option("--models-dir", type=click.Path(file_okay=False), help="Where models are stored.")
 @click.option("--timezone", "timezone_name", metavar="TZ",
               help="IANA timezone for a new bank (naive times are read in it). Default UTC.")
+@click.option("--debug", is_flag=True,
+              help="Print the traceback of an error (also RAMEM_DEBUG=1).")
 @click.version_option(package_name="ramem-local")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | None,
         llm: str | None, llm_threads: int | None, models_dir: str | None,
-        timezone_name: str | None) -> None:
+        timezone_name: str | None, debug: bool) -> None:
     """ramem: an offline long-term memory that knows which episode a memory belongs to.
 
     \b
@@ -701,7 +722,7 @@ def show(context: Context, memory_id: int, as_json: bool) -> None:
     memory = context.memory(create=False)
     record = memory.get(memory_id)
     if record is None:
-        raise ValueError(f"no memory with id {memory_id}")
+        raise InputError(f"no memory with id {memory_id}")
     data = memory_dict(record, memory.tz)
     if as_json:
         _echo_json(data)
@@ -910,7 +931,7 @@ def reindex(context: Context) -> None:
     """Re-embed every memory with --embedder (after switching embedding models)."""
     settings = context.settings
     if not settings.embedder:
-        raise ValueError("reindex needs --embedder NAME|DIR")
+        raise InputError("reindex needs --embedder NAME|DIR")
     from .api import Memory
 
     with Memory.open(settings.bank_path(), models_dir=settings.models_dir,
@@ -1020,7 +1041,7 @@ def models_path(context: Context, name: str | None) -> None:
         return
     registry = load_registry()
     if name not in registry:
-        raise ValueError(f"unknown model {name!r}; see `ramem models list`")
+        raise ModelError(f"unknown model {name!r}; see `ramem models list`")
     click.echo(str(model_path(registry[name], directory)))
 
 
@@ -1113,7 +1134,7 @@ def models_verify(context: Context) -> None:
         bad += not ok
         click.echo(f"{'ok ' if ok else 'BAD'} {name}: {message}")
     if bad:
-        raise ValueError(f"{bad} model file(s) failed verification")
+        raise ModelError(f"{bad} model file(s) failed verification")
 
 def main() -> None:
     cli(prog_name="ramem")

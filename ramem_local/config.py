@@ -16,6 +16,8 @@ from typing import Any
 
 import platformdirs
 
+from .errors import ConfigError
+
 APP = "ramem"
 DEFAULT_BANK = "default"
 
@@ -46,10 +48,6 @@ KEYS = {
     "mode": "retrieval mode of `search` and `ask`: ramem or baseline",
 }
 MODES = ("ramem", "baseline")
-
-
-class ConfigError(ValueError):
-    """A config file or value that cannot be used; one readable line."""
 
 
 @dataclass(frozen=True)
@@ -130,8 +128,10 @@ def read_raw_config(path: Path) -> dict[str, Any]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON, not UTF-8, a long number
         raise ConfigError(f"config file {path} is not valid JSON: {exc}") from exc
+    except RecursionError:
+        raise ConfigError(f"config file {path} is not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ConfigError(f"config file {path} must hold a JSON object")
     return data

@@ -15,6 +15,8 @@ from pathlib import Path
 from .api import Memory
 from .ingest.windows import INLINE_EXTRACTION_WINDOWS
 from .render import duration_text
+from .timebounds import BOUNDS_TEXT, MAX_TIME, MIN_TIME
+from .types import DAY
 
 OK, WARN, BAD = "ok", "WARN", "BAD"
 # A pending extraction longer than this is worth a warning.
@@ -32,6 +34,16 @@ def bank_file(memory: Memory) -> list[Finding]:
     if problems == ["ok"]:
         return [Finding(OK, "bank file: integrity_check ok")]
     return [Finding(BAD, "bank file: " + "; ".join(problems[:5]))]
+
+
+def stored_times(memory: Memory) -> list[Finding]:
+    """Times outside 1900..2199 (written before ramem checked them) break every search."""
+    bad = memory.store.conversations_with_times_outside(MIN_TIME, MAX_TIME + DAY)
+    if not bad:
+        return [Finding(OK, f"stored times: all in {BOUNDS_TEXT}")]
+    names = ", ".join(f"{name!r} ({count} row(s))" for name, count in list(bad.items())[:5])
+    return [Finding(BAD, f"stored times: outside {BOUNDS_TEXT} in {names}; forget that "
+                         "conversation (`ramem forget --conversation NAME`) and ingest it again")]
 
 
 def vector_extension(memory: Memory) -> list[Finding]:
@@ -101,6 +113,7 @@ def examine(memory: Memory, models_dir: Path) -> list[Finding]:
     """Every check, in the order a user would want to read them."""
     checks: list[Callable[[], list[Finding]]] = [
         lambda: bank_file(memory),
+        lambda: stored_times(memory),
         lambda: vector_extension(memory),
         lambda: full_text_index(memory),
         lambda: embedder(memory),

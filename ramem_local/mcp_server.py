@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .api import Memory
-from .ingest.formats import FormatError
+from .errors import InputError, LLMError, RamemError
 from .render import (
     answer_dict,
     candidate_dict,
@@ -30,7 +30,6 @@ from .render import (
     memory_dict,
     timeline_dict,
 )
-from .store import StoreError
 from .types import DAY
 
 INSTRUCTIONS = (
@@ -48,13 +47,9 @@ _Tool = TypeVar("_Tool", bound=Callable[..., Any])
 
 
 def user_errors() -> tuple[type[BaseException], ...]:
-    """The exceptions a caller's input can cause (reported as tool errors, not bugs)."""
-    from .config import ConfigError
-    from .runtime.embedder import EmbedderError
-    from .runtime.registry import ModelError
-
-    return (StoreError, FormatError, ConfigError, ValueError, EmbedderError, ModelError,
-            FileNotFoundError, PermissionError)
+    """The exceptions a caller's input can cause (reported as tool errors, not bugs): the
+    RamemError family, and the operating system refusing a path."""
+    return (RamemError, FileNotFoundError, PermissionError, IsADirectoryError)
 
 
 def build_server(memory: Memory) -> Any:
@@ -107,7 +102,7 @@ def build_server(memory: Memory) -> Any:
     def ask(question: str, k: int = 8, as_of: str | None = None) -> dict[str, Any]:
         _check_question(question)
         if memory.llm is None:
-            raise ValueError("no LLM is configured for this server (start it with "
+            raise LLMError("no LLM is configured for this server (start it with "
                              "`ramem --llm NAME mcp`); use recall for the evidence")
         answer = answer_dict(memory.ask(question, k=_check_k(k), as_of=as_of), tz)
         return {key: answer[key] for key in
@@ -120,7 +115,7 @@ def build_server(memory: Memory) -> Any:
     def timeline(start: str | None = None, end: str | None = None, person: str | None = None,
                  limit: int = 100) -> dict[str, Any]:
         if not 1 <= limit <= TIMELINE_LIMIT:
-            raise ValueError(f"limit must be between 1 and {TIMELINE_LIMIT}")
+            raise InputError(f"limit must be between 1 and {TIMELINE_LIMIT}")
         if start is None and end is None:
             start = iso_time(memory.reference_time(None) - 7 * DAY, tz)
         days = memory.timeline(start=start, end=end, person=person, limit=limit)
@@ -132,10 +127,10 @@ def build_server(memory: Memory) -> Any:
     @serialised
     def forget(ids: list[int], confirm: bool = False, dry_run: bool = False) -> dict[str, Any]:
         if not ids:
-            raise ValueError("give the ids of the memories to forget")
+            raise InputError("give the ids of the memories to forget")
         if not confirm and not dry_run:
             preview = memory.forget(*ids, dry_run=True)
-            raise ValueError(
+            raise InputError(
                 f"forgetting {len(preview.memory_ids)} memory(ies) and {len(preview.turn_ids)} "
                 "turn(s) cannot be undone; call again with confirm=true once the user agreed")
         return forget_dict(memory.forget(*ids, dry_run=dry_run), tz)
@@ -150,12 +145,12 @@ def serve(memory: Memory) -> None:
 
 def _check_question(question: str) -> None:
     if not question or not question.strip():
-        raise ValueError("the question is empty")
+        raise InputError("the question is empty")
 
 
 def _check_k(k: int) -> int:
     if not 1 <= k <= MAX_K:
-        raise ValueError(f"k must be between 1 and {MAX_K}")
+        raise InputError(f"k must be between 1 and {MAX_K}")
     return k
 
 

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .errors import InputError
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .store.retrieval_sql import DENSE_INDEXES
 from .text import fts_match_query
@@ -57,14 +58,14 @@ class RetrievalSettings:
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
-            raise ValueError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+            raise InputError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
         if self.k < 1 or self.depth < self.k:
-            raise ValueError("k must be at least 1 and depth at least k")
+            raise InputError("k must be at least 1 and depth at least k")
         if self.dense_index not in DENSE_INDEXES:
-            raise ValueError(f"unknown dense index {self.dense_index!r}; "
+            raise InputError(f"unknown dense index {self.dense_index!r}; "
                              f"choose one of {', '.join(DENSE_INDEXES)}")
         if self.candidates < self.depth:
-            raise ValueError("candidates must be at least depth")
+            raise InputError("candidates must be at least depth")
 
 
 def dedup_first(*lists: Iterable[Candidate]) -> list[Candidate]:

@@ -168,3 +168,28 @@ def test_concurrent_calls_are_served_one_at_a_time_and_none_is_lost(tmp_path):
     assert len(ids) == 12 and len(set(ids)) == 12
     assert timeline_contents(found["timeline"]) == [
         f"me: Note number {n} about the garden" for n in range(12)]
+
+
+def test_hostile_dates_and_questions_are_tool_errors_and_write_nothing(tmp_path):
+    bank = tmp_path / "bank.db"
+    replies: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with Client(server(bank), read_timeout_seconds=60) as client:
+            for name, at in (("old", "1850-01-01"), ("late", "2250-01-01"),
+                             ("digits", "9" * 5000), ("nonsense", "the day after never")):
+                replies[name] = await client.call_tool("remember", {"text": "x", "at": at})
+            replies["ms"] = payload(await client.call_tool(
+                "remember", {"text": "millis", "at": "1714816800000"}))
+            replies["fts"] = await client.call_tool("recall", {"question": '"NEAR( OR *'})
+            replies["empty"] = await client.call_tool("recall", {"question": "  "})
+            replies["timeline"] = payload(await client.call_tool("timeline", {
+                "start": "2024-05-01", "end": "2024-06-01"}))
+
+    anyio.run(session)
+    for name in ("old", "late"):
+        assert "out of range" in error_text(replies[name])
+    for name in ("digits", "nonsense", "empty"):
+        assert "\n" not in error_text(replies[name]).strip()
+    assert not replies["fts"].is_error
+    assert timeline_contents(replies["timeline"]) == ["me: millis"]

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..answer import generate_answer
 from ..api import Memory
+from ..errors import InputError
 from ..ingest.formats import read_locomo
 from ..ingest.pipeline import ingest_conversations
 from ..protocols import LLM, Embedder
@@ -167,7 +168,7 @@ def run_retrieval_eval(
     wanted = list(config.samples) if config.samples else list(conversations)
     unknown = [s for s in wanted if s not in conversations]
     if unknown:
-        raise ValueError(f"unknown sample ids {unknown}; the file has {sorted(conversations)}")
+        raise InputError(f"unknown sample ids {unknown}; the file has {sorted(conversations)}")
     results: list[QuestionResult] = []
     unscorable = 0
     ingest_seconds = 0.0

@@ -14,8 +14,10 @@ the order of turns survives any later sort by timestamp, and every turn stays in
      "session": 3, "id": "m-17", "conversation": "family-chat"}
 
 ``speaker``, ``text`` and ``timestamp`` are required; ``timestamp`` is an ISO 8601 string (naive
-values are read in ``tz``) or a Unix number. ``session`` (str or int), ``id`` (external id) and
-``conversation`` (default: the file stem) are optional; other keys are ignored. Blank lines are
+values are read in ``tz``) or a Unix number: seconds, or milliseconds (a number above 10^11) or
+microseconds (above 10^14) when that lands in 1900-01-01 .. 2199-12-31, the times a bank
+holds. ``session`` (str or int), ``id`` (external id) and ``conversation`` (default: the file
+stem) are optional; other keys are ignored. Blank lines are
 skipped. Turns keep file order. Sessions:
 
 * with ``session`` labels, turns are grouped by label; ordinals follow first appearance and a
@@ -42,6 +44,8 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from ramem_local.errors import InputError
+from ramem_local.timebounds import MIN_TIME, check_bounds, unix_seconds
 from ramem_local.types import ParsedConversation, Session, Turn
 
 UTC = timezone.utc
@@ -52,7 +56,7 @@ _JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 _JSON_SUFFIXES = {".json"}
 
 
-class FormatError(ValueError):
+class FormatError(InputError):
     """An input file that cannot be read; ``str()`` is one line: ``file:line:col: problem``."""
 
     def __init__(
@@ -76,6 +80,15 @@ class FormatError(ValueError):
             if self.column is not None:
                 where.append(str(self.column))
         return f"{':'.join(where)}: {self.message}" if where else self.message
+
+
+def _json_limit(exc: BaseException) -> str:
+    """What a JSON text beyond the parser's limits is, in words."""
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    if "digits" in str(exc):
+        return "a number with too many digits"
+    return " ".join(str(exc).split())
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -208,6 +221,8 @@ def load_json(path: Path) -> Any:
         raise FormatError(
             f"invalid JSON: {exc.msg}", path=path, line=exc.lineno, column=exc.colno
         ) from exc
+    except (RecursionError, ValueError) as exc:  # nesting too deep, a number too long
+        raise FormatError(f"invalid JSON: {_json_limit(exc)}", path=path) from None
 
 
 def load_locomo_samples(path: Path) -> list[dict[str, Any]]:
@@ -289,9 +304,11 @@ def _locomo_session_start(
     if raw is None:
         raise FormatError(f"{where}: has turns but no session_{ordinal}_date_time", path=path)
     try:
-        return int(parse_locomo_datetime(raw, tz).timestamp())
-    except FormatError as exc:
-        raise FormatError(f"{where}: {exc.message}", path=path) from exc
+        seconds = int(parse_locomo_datetime(raw, tz).timestamp())
+        return check_bounds(seconds, _short(raw))
+    except (OverflowError, ValueError) as exc:  # FormatError, or a year out of bounds
+        message = exc.message if isinstance(exc, FormatError) else str(exc)
+        raise FormatError(f"{where}: {message}", path=path) from exc
 
 
 def _turn_where(where: str, index: int, raw: Any) -> str:
@@ -412,6 +429,8 @@ def _parse_jsonl_line(raw: str, number: int, path: Path, tz: tzinfo, default_nam
         obj = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise fail(f"invalid JSON at column {exc.colno}: {exc.msg}") from exc
+    except (RecursionError, ValueError) as exc:  # nesting too deep, a number too long
+        raise fail(f"invalid JSON: {_json_limit(exc)}") from None
     if not isinstance(obj, dict):
         raise fail(f"expected a JSON object, got {type(obj).__name__}")
     missing = [key for key in _REQUIRED if key not in obj]
@@ -455,13 +474,15 @@ def _optional_label(
 
 
 def parse_timestamp(value: Any, tz: tzinfo) -> int:
-    """ISO 8601 string (naive → ``tz``) or Unix number → integer Unix seconds (floored)."""
+    """ISO 8601 string (naive → ``tz``) or Unix number → integer Unix seconds (floored).
+
+    Times must fall in 1900-01-01 .. 2199-12-31 (:mod:`ramem_local.timebounds`); a Unix
+    number above 10^11 is read as milliseconds (above 10^14 as microseconds) when that lands
+    in that range. Anything else raises ``ValueError`` with the value quoted."""
     if isinstance(value, bool):
         raise ValueError(f"bad timestamp {_short(value)}: expected ISO 8601 or Unix seconds")
     if isinstance(value, (int, float)):
-        if not math.isfinite(value):
-            raise ValueError(f"bad timestamp {_short(value)}: not a finite number")
-        return math.floor(value)
+        return unix_seconds(value)
     if isinstance(value, str):
         text = value.strip()
         if text.endswith(("Z", "z")):  # fromisoformat accepts "Z" only from Python 3.11
@@ -473,7 +494,11 @@ def parse_timestamp(value: Any, tz: tzinfo) -> int:
         if parsed is not None:
             if parsed.tzinfo is None:
                 parsed = parsed.replace(tzinfo=tz)
-            return math.floor(parsed.timestamp())
+            try:
+                seconds = math.floor(parsed.timestamp())
+            except (OverflowError, ValueError, OSError):
+                seconds = MIN_TIME - 1  # year 1 or 9999 shifted out of datetime's range
+            return check_bounds(seconds, _short(value))
     raise ValueError(f"bad timestamp {_short(value)}: expected ISO 8601 or Unix seconds")
 
 

@@ -31,6 +31,7 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
+from ..errors import InputError
 from ..protocols import Embedder
 from ..store import Store
 from ..types import JOURNAL
@@ -108,7 +109,7 @@ def run_import(
     elif kind in _CONVERTERS:
         _import_chats(kind, path, tz, buffer_size, writer, report, problem, on_counted)
     else:
-        raise ValueError(f"unknown import kind {kind!r}: expected one of {', '.join(KINDS)}")
+        raise InputError(f"unknown import kind {kind!r}: expected one of {', '.join(KINDS)}")
     report.seconds = time.perf_counter() - started
     return report
 

@@ -120,6 +120,8 @@ def _read_folder(folder: Path, tz: tzinfo, journal: MarkdownJournal) -> None:
         journal.files += 1
         try:
             day = date.fromisoformat(file.stem)
+            if not 1900 <= day.year < 2200:
+                raise ValueError("year out of range")
         except ValueError:
             journal.problems.append(str(FormatError(f"no such date {file.stem!r}", path=file)))
             continue
@@ -195,7 +197,10 @@ def _heading_date(rest: str, path: Path, number: int,
         problem = f"heading '## {rest.strip()}' is not a date: expected '## YYYY-MM-DD'"
     else:
         try:
-            return date(int(match["y"]), int(match["m"]), int(match["d"])), False
+            day = date(int(match["y"]), int(match["m"]), int(match["d"]))
+            if not 1900 <= day.year < 2200:
+                raise ValueError(f"year {day.year} is out of range (1900..2199)")
+            return day, False
         except ValueError as exc:
             problem = f"heading '## {rest.strip()}': {exc}"
     journal.problems.append(

@@ -13,8 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
+from ..errors import InputError
 from ..protocols import Embedder
 from ..store import Store
+from ..timebounds import BOUNDS_TEXT, in_bounds
 from ..types import ParsedConversation, Turn
 from .anchor import turn_memory
 
@@ -55,6 +57,7 @@ def ingest_conversations(
     (they read the dates in what was said: ``anchor.ground_event_time``)."""
     started = time.perf_counter()
     report = IngestReport()
+    check_times(conversations)  # before the first write: a bad time leaves the bank as it was
     for conversation in conversations:
         _ingest_one(store, conversation, embedder, tz, kind, source, batch_size, event_times,
                     report, progress, country=country)
@@ -63,6 +66,18 @@ def ingest_conversations(
         report.vectors_new += embed_missing(store, embedder, batch_size=batch_size)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def check_times(conversations: Sequence[ParsedConversation]) -> None:
+    """Refuse, before anything is written, a session or turn time the bank could not read
+    back (the readers already refuse them with file and line; this guards API callers)."""
+    for conversation in conversations:
+        times = [(f"session {s.ordinal}", s.start) for s in conversation.sessions]
+        times += [(f"turn {i + 1}", t.timestamp) for i, t in enumerate(conversation.turns)]
+        for where, seconds in times:
+            if not in_bounds(seconds):
+                raise InputError(f"conversation {conversation.name!r} {where}: time {seconds} "
+                                 f"is out of range ({BOUNDS_TEXT})")
 
 
 def _ingest_one(

@@ -186,5 +186,10 @@ def _decode(reader: _Reader, index: int, what: str) -> tuple[Any, int]:
             line, column = reader.where(exc.pos)
             raise FormatError(f"invalid JSON in {what} {index}: {exc.msg}", path=reader.path,
                               line=line, column=column) from None
+        except (RecursionError, ValueError) as exc:  # nesting too deep, a number too long
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else (
+                "a number with too many digits" if "digits" in str(exc) else str(exc))
+            raise FormatError(f"invalid JSON in {what} {index}: {reason}",
+                              path=reader.path) from None
         if end < len(reader.buffer) - 8 or not reader.fill(at_least=len(reader.buffer)):
             return value, end

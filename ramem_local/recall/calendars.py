@@ -43,6 +43,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 
+from ..errors import InputError
+
 DEFAULT_COUNTRY = "US"
 MONTH_FIRST = frozenset({"US", "PH", "FM", "MH", "PW", "GU", "PR", "VI", "AS", "MP", "UM", "BZ"})
 NO_DATE_ORDER = frozenset({"CA"})
@@ -56,7 +58,7 @@ def normal_country(value: str) -> str:
     """``value`` as an upper-case ISO 3166 alpha-2 code; raises ValueError for anything else."""
     code = value.strip()
     if not _COUNTRY_CODE.fullmatch(code):
-        raise ValueError(
+        raise InputError(
             f"unknown country {value!r} (use a two-letter ISO 3166 code like US, GB or DE)"
         )
     return code.upper()

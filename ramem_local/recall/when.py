@@ -2,25 +2,50 @@
 
 from __future__ import annotations
 
+import math
 from datetime import datetime, tzinfo
 
 import dateparser
+
+from ..errors import InputError
+from ..timebounds import check_bounds, unix_seconds
 
 
 def parse_when(value: str | int | float | datetime, tz: tzinfo) -> int:
     """Unix seconds for an ISO date, a Unix number, a datetime, or a phrase like "3 May 2023".
 
-    Naive values are read in ``tz`` (the bank's timezone). Raises ValueError with the input
-    quoted when it cannot be read.
+    Naive values are read in ``tz`` (the bank's timezone). A Unix number may be seconds,
+    milliseconds or microseconds (:func:`ramem_local.timebounds.unix_seconds`). Raises
+    :class:`InputError` (a ValueError) with the input quoted when it cannot be read or falls
+    outside 1900-01-01 .. 2199-12-31.
     """
+    try:
+        return _parse_when(value, tz)
+    except InputError:
+        raise
+    except (ValueError, OverflowError, OSError) as exc:
+        raise InputError(f"bad date: {exc}") from None
+
+
+def _quoted(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _parse_when(value: str | int | float | datetime, tz: tzinfo) -> int:
+    if isinstance(value, bool):
+        raise InputError(f"cannot read the date {value!r}")
     if isinstance(value, datetime):
         moment = value if value.tzinfo else value.replace(tzinfo=tz)
-        return int(moment.timestamp())
+        return check_bounds(math.floor(moment.timestamp()), _quoted(value))
     if isinstance(value, int | float):
-        return int(value)
+        return unix_seconds(value)
+    if not isinstance(value, str):
+        raise InputError(f"cannot read the date {_quoted(value)}: expected text, a number or a "
+                         "datetime")
     text = value.strip()
     if not text:
-        raise ValueError("empty date")
+        raise InputError("empty date")
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
@@ -33,7 +58,7 @@ def parse_when(value: str | int | float | datetime, tz: tzinfo) -> int:
             },
         )
     if moment is None:
-        raise ValueError(f"cannot read the date {value!r} (try ISO, e.g. 2023-05-08 14:30)")
+        raise InputError(f"cannot read the date {value!r} (try ISO, e.g. 2023-05-08 14:30)")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=tz)
-    return int(moment.timestamp())
+    return check_bounds(math.floor(moment.timestamp()), _quoted(value))

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..types import EmbedderFingerprint
-from .registry import sha256_file
+from .registry import ModelError, sha256_file
 
 POOLING_MODES = ("mean", "cls", "last_token")
 DEFAULT_MAX_LENGTH = 512
@@ -36,7 +36,7 @@ _ONNX_DTYPES: dict[str, Any] = {
 }
 
 
-class EmbedderError(RuntimeError):
+class EmbedderError(ModelError):
     """A model folder or graph the embedder cannot use; the message is one readable line."""
 
 

@@ -31,6 +31,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..errors import LLMError
 from ..protocols import LLMResult
 from ..schemas import MAX_BOUND, interpret
 
@@ -242,7 +243,7 @@ class LlamaRuntime:
                 accepted = _llama_accepts(self._model.llama, text)
             self._model.grammar_ok[key] = accepted
         if not accepted:
-            raise ValueError(f"llama.cpp refused the grammar (a bound above {MAX_BOUND}?)")
+            raise LLMError(f"llama.cpp refused the grammar (a bound above {MAX_BOUND}?)")
         return grammar
 
 

@@ -20,6 +20,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ..errors import ModelError
+
 LLM = "llm"
 EMBEDDER = "embedder"
 KINDS = (LLM, EMBEDDER)
@@ -36,8 +38,6 @@ EMBEDDER_TOKENIZER_FILE = "tokenizer.json"
 _HASH_CHUNK = 1 << 20
 
 
-class ModelError(RuntimeError):
-    """A model is missing, unknown, unverifiable or corrupt. Messages are one line, for users."""
 
 
 @dataclass(frozen=True)

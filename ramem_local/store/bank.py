@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,6 +31,8 @@ from .schema import (
 
 BANK_MARKER = "ramem-bank"
 BUSY_TIMEOUT_MS = 10_000
+# Attempts to take the write lock, each waiting up to BUSY_TIMEOUT_MS.
+WRITE_ATTEMPTS = 3
 # A new bank file is readable by its owner only; SQLite gives its -wal and -shm files the
 # permissions of the bank file.
 BANK_FILE_MODE = 0o600
@@ -121,9 +124,37 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
     @contextmanager
     def atomic(self) -> Iterator[None]:
         """One transaction: what is written inside commits together or not at all. Nested
-        uses become savepoints (apsw), so a caller's transaction can wrap store methods."""
-        with self.db:
+        uses become savepoints (apsw), so a caller's transaction can wrap store methods.
+
+        The outermost one begins IMMEDIATE: it takes the write lock first (waiting up to the
+        busy timeout, then retrying a bounded number of times), so a transaction that reads
+        before it writes can never fail half-way because another process wrote in between
+        (SQLITE_BUSY_SNAPSHOT in WAL mode)."""
+        if self.db.in_transaction:
+            with self.db:
+                yield
+            return
+        self._begin_immediate()
+        try:
             yield
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        self.db.execute("COMMIT")
+
+    def _begin_immediate(self) -> None:
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                return
+            except apsw.BusyError:
+                if attempt == WRITE_ATTEMPTS - 1:
+                    waited = WRITE_ATTEMPTS * BUSY_TIMEOUT_MS // 1000
+                    raise StoreError(
+                        f"the bank {self.path} is busy: another process has been writing to it "
+                        f"for over {waited}s; try again when it is done") from None
+                time.sleep(0.05 * 2**attempt)
 
     def integrity_check(self) -> list[str]:
         """SQLite's ``integrity_check``: ["ok"] for a sound file, else the problems found."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import time
 
+from ..errors import BankError
 
-class StoreError(RuntimeError):
+
+class StoreError(BankError):
     """A problem with the bank file, reported as one readable line."""
 
 

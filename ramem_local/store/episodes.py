@@ -214,6 +214,27 @@ class EpisodeTables:
         ).fetchone()
         return row[0] if row else None
 
+    def conversations_with_times_outside(self, low: int, high: int) -> dict[str, int]:
+        """Conversation name -> how many of its sessions, turns and memories hold a time
+        outside ``[low, high)`` (written by a version that did not check times)."""
+        rows = self.db.execute(
+            """
+            SELECT c.name, count(*) FROM (
+                SELECT conversation_id FROM sessions
+                 WHERE start < ?1 OR start >= ?2 OR "end" < ?1 OR "end" > ?2
+                UNION ALL
+                SELECT conversation_id FROM turns WHERE timestamp < ?1 OR timestamp >= ?2
+                UNION ALL
+                SELECT conversation_id FROM memories
+                 WHERE session_start < ?1 OR session_end > ?2
+                    OR event_start < ?1 OR event_end > ?2
+            ) AS bad JOIN conversations c ON c.id = bad.conversation_id
+            GROUP BY c.name ORDER BY c.name
+            """,
+            (low, high),
+        )
+        return dict(rows)
+
     def turn_count(self) -> int:
         return self.db.execute("SELECT count(*) FROM turns").fetchone()[0]
 

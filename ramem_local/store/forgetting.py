@@ -205,7 +205,12 @@ class Forgetting:
             conversations = sorted({c for c, _ in touched} | {
                 r[0] for r in self.db.execute(
                     "SELECT DISTINCT conversation_id FROM memories "
-                    "WHERE id IN (SELECT value FROM json_each(?))", (memories,))})
+                    "WHERE id IN (SELECT value FROM json_each(?))", (memories,))} | {
+                # those the plan empties, also when they held no turn or memory already (a
+                # conversation and sessions left by an ingest that failed before its turns)
+                r[0] for r in self.db.execute(
+                    "SELECT id FROM conversations WHERE name IN (SELECT value FROM json_each(?))",
+                    (json.dumps(plan.conversations),))})
             for conversation_id in {c for c, _ in touched}:
                 self._shrink_windows(conversation_id, set(plan.turn_ids))
             self._delete_vectors(memories)
