@@ -87,7 +87,7 @@ class RamemGroup(click.Group):
         except _user_errors() as exc:
             if _debug_wanted(ctx):
                 traceback.print_exc()
-            click.echo(f"error: {_one_line(exc)}", err=True)
+            click.echo(f"error: {_one_line(exc)}{_advice(exc)}", err=True)
             sys.exit(1)
         except Exception as exc:  # noqa: BLE001 - the last line of defence: report the bug
             if _debug_wanted(ctx):
@@ -95,6 +95,20 @@ class RamemGroup(click.Group):
             click.echo(f"error: this is a bug in ramem: {type(exc).__name__}: "
                        f"{_one_line(exc)[:500]} (run with --debug for the traceback)", err=True)
             sys.exit(BUG_EXIT)
+
+
+def _advice(exc: BaseException) -> str:
+    """What to do after SQLite could not write: the transaction in progress was rolled back,
+    what was committed before it is intact, and the same command resumes."""
+    import apsw
+
+    if isinstance(exc, (apsw.FullError, apsw.IOError)):
+        return (" (the bank could not be written: is the disk full, or the file larger than "
+                "allowed? What was written before is intact; free space and re-run the same "
+                "command to resume)")
+    if isinstance(exc, apsw.ReadOnlyError):
+        return " (the bank file or its folder is read-only; nothing was written)"
+    return ""
 
 
 def _one_line(exc: BaseException) -> str:

@@ -77,7 +77,13 @@ _CACHE_LOCK = threading.Lock()
 def _new_llama(settings: LoadSettings) -> Any:
     from llama_cpp import Llama  # imported late: loading this module needs no llama
 
-    return Llama(**settings.llama_kwargs())
+    try:
+        return Llama(**settings.llama_kwargs())
+    except ValueError as exc:  # llama-cpp-python's answer to a file it cannot load
+        raise LLMError(f"cannot load the GGUF model {settings.model_path}: "
+                       f"{str(exc).splitlines()[0] if str(exc) else 'unreadable file'} "
+                       "(truncated or not a GGUF file? `ramem models verify` checks "
+                       "installed models)") from exc
 
 
 def _load(settings: LoadSettings) -> _Loaded:

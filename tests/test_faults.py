@@ -1,0 +1,114 @@
+"""Faults of the machine, not of the input: a full disk during ingest, a damaged model file.
+
+A full disk is simulated with the file-size limit (RLIMIT_FSIZE) of the ingest process: writes
+past it fail with EFBIG (Python ignores SIGXFSZ), which SQLite reports as an I/O error — the
+same path as ENOSPC, and it works for root too. Each case must end in one readable line, a
+bank that passes integrity_check, and (for the disk) a re-run that completes the work.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import apsw
+import pytest
+
+CLI_SCRIPT = Path(__file__).resolve().parents[1] / "cli.py"
+
+
+def ramem(*args: str, fsize: int | None = None) -> subprocess.CompletedProcess:
+    def limit() -> None:
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    env = {**os.environ, "PYTHONPATH": str(CLI_SCRIPT.parent)}
+    return subprocess.run([sys.executable, str(CLI_SCRIPT), *args], capture_output=True,
+                          text=True, preexec_fn=limit, env=env, timeout=300)
+
+
+def write_turns(path: Path, count: int) -> Path:
+    rows = [{"speaker": "me", "text": f"Line {i} about the garden and the weather, number {i}.",
+             "timestamp": 1714816800 + 60 * i, "session": i // 50 + 1} for i in range(count)]
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    return path
+
+
+def bank_rows(bank: Path) -> tuple[str, int, int, int]:
+    connection = apsw.Connection(str(bank))
+    try:
+        integrity = connection.execute("PRAGMA integrity_check").fetchone()[0]
+        turns = connection.execute("SELECT count(*) FROM turns").fetchone()[0]
+        memories = connection.execute("SELECT count(*) FROM memories").fetchone()[0]
+        fts = connection.execute("SELECT count(*) FROM memories_fts").fetchone()[0]
+    finally:
+        connection.close()
+    return integrity, turns, memories, fts
+
+
+def test_a_full_disk_during_ingest_is_one_line_the_bank_stays_sound_and_a_rerun_resumes(
+        tmp_path):
+    bank = tmp_path / "bank.db"
+    source = write_turns(tmp_path / "turns.jsonl", 3000)
+    assert ramem("--db", str(bank), "add", "first entry").returncode == 0
+
+    full = ramem("--db", str(bank), "ingest", str(source), fsize=bank.stat().st_size + 65536)
+    assert full.returncode == 1, full.stderr
+    last = full.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: disk I/O error (the bank could not be written: is the disk "
+                           "full")
+    assert "Traceback" not in full.stderr
+    integrity, turns, memories, fts = bank_rows(bank)
+    assert integrity == "ok" and 1 <= turns < 3001 and memories == fts == turns
+
+    resumed = ramem("--db", str(bank), "ingest", str(source))
+    assert resumed.returncode == 0, resumed.stderr
+    assert bank_rows(bank) == ("ok", 3001, 3001, 3001)
+
+
+@pytest.mark.real_model
+def test_a_truncated_onnx_model_is_refused_before_anything_is_written(tmp_path, minilm_dir):
+    folder = tmp_path / "minilm"
+    shutil.copytree(minilm_dir, folder)
+    model = folder / "model.onnx"
+    model.chmod(0o644)
+    model.write_bytes(model.read_bytes()[: 1 << 20])
+    bank = tmp_path / "bank.db"
+    result = ramem("--db", str(bank), "--embedder", str(folder), "add", "Planted tomatoes")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.strip().startswith("error: cannot load ONNX model")
+    assert not bank.exists() or bank_rows(bank)[1] == 0
+
+
+@pytest.mark.real_model
+def test_an_embedder_whose_file_changed_is_refused_before_anything_is_written(tmp_path,
+                                                                             minilm_dir):
+    folder = tmp_path / "minilm"
+    shutil.copytree(minilm_dir, folder)
+    bank = tmp_path / "bank.db"
+    assert ramem("--db", str(bank), "--embedder", str(folder), "add", "first").returncode == 0
+    model = folder / "model.onnx"
+    model.chmod(0o644)
+    model.write_bytes(model.read_bytes() + b"\0")  # loads, but is another file
+    result = ramem("--db", str(bank), "--embedder", str(folder), "add", "second")
+    assert result.returncode == 1, result.stderr
+    assert "error:" in result.stderr and "Traceback" not in result.stderr
+    assert bank_rows(bank)[1:] == (1, 1, 1)
+
+
+def test_a_truncated_gguf_is_refused_before_anything_is_written(tmp_path):
+    gguf = tmp_path / "model.gguf"
+    gguf.write_bytes(b"GGUF\x03\x00\x00\x00" + b"\0" * 64)
+    bank = tmp_path / "bank.db"
+    source = write_turns(tmp_path / "turns.jsonl", 10)
+    result = ramem("--db", str(bank), "--llm", str(gguf), "ingest", str(source))
+    assert result.returncode == 1, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error:") and "model.gguf" in last
+    assert "this is a bug" not in result.stderr
+    assert not bank.exists() or bank_rows(bank)[1] == 0
