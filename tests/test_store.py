@@ -322,3 +322,31 @@ def test_missing_ranks_inside_the_range_rank_after_the_lists_last_hit(tmp_path, 
         elif fill:
             expected += 1 / (60 + lexical_hits + 1)
         assert row.rrf == pytest.approx(expected)
+
+
+def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path):
+    """Ingest writes each turn memory with the neighbours its batch knows (so FTS5, with
+    secure-delete, does not rewrite every row) and refreshes only the edges: the result must
+    be exactly what the store's SQL computes from all turns, also for turns given out of order
+    and sessions that span batches."""
+    import json
+
+    from ramem_local.api import Memory
+    from ramem_local.ingest.pipeline import DEFAULT_BATCH
+    from ramem_local.store.schema import REFRESH_NEIGHBOURS
+
+    rows = [{"speaker": "A" if i % 2 else "B", "text": f"turn {i} says word{i}",
+             "timestamp": 1700000000 + 60 * ((i * 7) % 300), "session": (i * 7) % 300 // 90 + 1}
+            for i in range(300)]
+    assert len(rows) > 2 * DEFAULT_BATCH
+    path = tmp_path / "chat.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    bank = tmp_path / "bank.db"
+    with Memory.open(bank) as memory:
+        memory.ingest(path)
+        store = memory.store
+        stored = dict(store.db.execute("SELECT id, neighbours FROM memories"))
+        store.db.execute(REFRESH_NEIGHBOURS, {"conversation_id": None, "session_ids": None})
+        refreshed = dict(store.db.execute("SELECT id, neighbours FROM memories"))
+    assert stored == refreshed
+    assert sum(1 for text in stored.values() if text) == 300

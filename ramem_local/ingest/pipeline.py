@@ -138,6 +138,7 @@ def write_turn_batch(
         for turn in fresh
     ]
     vectors = embedder.embed_documents([r.content for r in records]) if embedder else None
+    around = neighbours_within(fresh)
     with store.atomic():
         stored = store.add_turns(conversation_id, session_ids, fresh)
         new_ids: list[int] = []
@@ -147,7 +148,8 @@ def write_turn_batch(
                 continue
             report.turns_new += 1
             record.source_turn_ids = [turn_row.id]
-            memory_id = store.add_memory(record, f"turn:{turn_row.id}", conversation_id)
+            memory_id = store.add_memory(record, f"turn:{turn_row.id}", conversation_id,
+                                         neighbours=around[index])
             if memory_id is None:
                 continue
             report.memories_new += 1
@@ -160,6 +162,25 @@ def write_turn_batch(
         store.refresh_neighbours(
             conversation_id, {session_ids[turn.session_ordinal] for turn in fresh}
         )
+
+
+def neighbours_within(turns: Sequence[Turn]) -> list[str]:
+    """Each turn's neighbour text (the previous and next turn of its session, in time order)
+    as far as this batch knows it; ``Store.refresh_neighbours`` then corrects the few turns at
+    the batch's edges. Same text as the store's SQL: "previous next", trimmed."""
+    order = sorted(range(len(turns)),
+                   key=lambda i: (turns[i].session_ordinal, turns[i].timestamp, i))
+    text = [""] * len(turns)
+    for position, index in enumerate(order):
+        session = turns[index].session_ordinal
+        before = order[position - 1] if position > 0 else None
+        after = order[position + 1] if position + 1 < len(order) else None
+        previous = turns[before].text if before is not None and \
+            turns[before].session_ordinal == session else ""
+        following = turns[after].text if after is not None and \
+            turns[after].session_ordinal == session else ""
+        text[index] = f"{previous} {following}".strip(" ")
+    return text
 
 
 def embed_missing(store: Store, embedder: Embedder, *, batch_size: int = DEFAULT_BATCH) -> int:

@@ -54,23 +54,40 @@ def vector_blob(vector: np.ndarray) -> bytes:
 
 
 
+INSERT_MEMORY = """
+INSERT INTO memories(conversation_id, kind, content, keywords, persons, entities, location, topic,
+                     language, session_start, session_end, event_start, event_end, dedup_key,
+                     created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(conversation_id, dedup_key) DO NOTHING
+RETURNING id
+"""
+# The same, with a turn memory's neighbour text known at insert time (see add_memory).
+INSERT_MEMORY_WITH_NEIGHBOURS = """
+INSERT INTO memories(conversation_id, kind, content, keywords, persons, entities, location, topic,
+                     language, session_start, session_end, event_start, event_end, dedup_key,
+                     created_at, neighbours)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(conversation_id, dedup_key) DO NOTHING
+RETURNING id
+"""
+
+
 class MemoryTables:
     """The SQL of memories, vectors, FTS and the retrieval statements (a part of ``Store``)."""
 
     db: apsw.Connection
 
     # --------------------------------------------------------------- memories
-    def add_memory(self, record: MemoryRecord, dedup_key: str, conversation_id: int) -> int | None:
-        """Insert a memory with its provenance; None when an equal memory already exists."""
+    def add_memory(self, record: MemoryRecord, dedup_key: str, conversation_id: int, *,
+                   neighbours: str = "") -> int | None:
+        """Insert a memory with its provenance; None when an equal memory already exists.
+
+        ``neighbours`` is a turn memory's neighbour text when the caller knows it already:
+        written with the row, the full-text index is not updated twice (with FTS5's
+        secure-delete, rewriting a row costs far more than writing it once)."""
         row = self.db.execute(
-            """
-            INSERT INTO memories(conversation_id, kind, content, keywords, persons, entities,
-                                 location, topic, language, session_start, session_end,
-                                 event_start, event_end, dedup_key, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT(conversation_id, dedup_key) DO NOTHING
-            RETURNING id
-            """,
+            INSERT_MEMORY_WITH_NEIGHBOURS if neighbours else INSERT_MEMORY,
             (
                 conversation_id,
                 record.kind,
@@ -87,6 +104,7 @@ class MemoryTables:
                 record.event_end,
                 dedup_key,
                 now(),
+                *((neighbours,) if neighbours else ()),
             ),
         ).fetchone()
         if row is None:
