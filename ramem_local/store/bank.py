@@ -24,6 +24,7 @@ from .memories import MemoryTables
 from .schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
+    VEC_METADATA_COLUMNS,
     applied_migrations,
     create_binary_index,
     migrate,
@@ -217,12 +218,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             CREATE VIRTUAL TABLE IF NOT EXISTS memories_vec USING vec0(
                 memory_id INTEGER PRIMARY KEY,
                 embedding float[{int(dimension)}] distance_metric=cosine,
-                conversation_id INTEGER,
-                kind TEXT,
-                session_start INTEGER,
-                session_end INTEGER,
-                event_start INTEGER,
-                event_end INTEGER
+                {VEC_METADATA_COLUMNS}
             )
             """
         )

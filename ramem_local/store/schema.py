@@ -245,6 +245,15 @@ def m004_fts_secure_delete(db: apsw.Connection) -> None:
     )
 
 
+# The vec0 metadata columns of both vector tables: the session-overlap filter runs inside KNN.
+VEC_METADATA_COLUMNS = """conversation_id INTEGER,
+            kind TEXT,
+            session_start INTEGER,
+            session_end INTEGER,
+            event_start INTEGER,
+            event_end INTEGER"""
+
+
 def create_binary_index(db: apsw.Connection, dimension: int) -> None:
     """The fast dense path's two tables (see ``retrieval_sql``): ``memories_bin``, a vec0 table
     of sign-quantised vectors (``bit[D]``, Hamming distance: D/8 bytes a memory) with the same
@@ -256,12 +265,7 @@ def create_binary_index(db: apsw.Connection, dimension: int) -> None:
         CREATE VIRTUAL TABLE IF NOT EXISTS memories_bin USING vec0(
             memory_id INTEGER PRIMARY KEY,
             embedding bit[{int(dimension)}],
-            conversation_id INTEGER,
-            kind TEXT,
-            session_start INTEGER,
-            session_end INTEGER,
-            event_start INTEGER,
-            event_end INTEGER
+            {VEC_METADATA_COLUMNS}
         );
         CREATE TABLE IF NOT EXISTS memories_float (
             memory_id INTEGER PRIMARY KEY,
