@@ -350,3 +350,11 @@ def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path):
         refreshed = dict(store.db.execute("SELECT id, neighbours FROM memories"))
     assert stored == refreshed
     assert sum(1 for text in stored.values() if text) == 300
+
+
+def test_a_batch_knows_the_neighbours_of_its_own_turns_session_by_session():
+    from ramem_local.ingest.pipeline import neighbours_within
+
+    turns = [Turn("A", "two", 20, 1), Turn("B", "other session", 5, 2),
+             Turn("A", "one", 10, 1), Turn("A", "three", 30, 1)]
+    assert neighbours_within(turns) == ["one three", "", "two", "two"]

@@ -80,25 +80,42 @@ def chatgpt_record(obj: Any, tz: tzinfo) -> ChatRecord:
         raise RecordError(f"{label}: 'mapping' must be an object, got {_short(mapping)}")
     chat_time = _first_time(obj, ("create_time", "update_time"), tz, label)
     thread = _visible_thread(mapping, obj.get("current_node"), label)
-    record = ChatRecord(label=label, source=f"chatgpt:{chat_id}", conversation=None)
-    turns: list[Turn] = []
+    messages = []
     for node_id, node in thread:
         message = node.get("message")
         if message is None:  # the root node of the tree holds no message
             continue
         message_id = str(message.get("id") or node_id) if isinstance(message, dict) else node_id
+        messages.append((f"message {message_id}", message_id, message))
+    record = ChatRecord(label=label, source=f"chatgpt:{chat_id}", conversation=None)
+    turns = _collect_turns(record, messages, _chatgpt_turn, chat_time, tz)
+    record.conversation = _conversation(f"chatgpt: {title} [{chat_id[:8]}]", turns)
+    return record
+
+
+def _collect_turns(
+    record: ChatRecord,
+    messages: list[tuple[str, str, Any]],
+    to_turn: Callable[[Any, str, int, tzinfo], Turn | None],
+    chat_time: int,
+    tz: tzinfo,
+) -> list[Turn]:
+    """The turns of ``(position, message id, message)`` in thread order. A message without a
+    time of its own takes the latest time so far (never earlier than the chat's); an unreadable
+    one is a problem of the record, noise (system, tool, images) is counted."""
+    turns: list[Turn] = []
+    for position, message_id, message in messages:
         fallback = max(chat_time, turns[-1].timestamp) if turns else chat_time
         try:
-            turn = _chatgpt_turn(message, message_id, fallback, tz)
+            turn = to_turn(message, message_id, fallback, tz)
         except RecordError as exc:
-            record.problems.append(f"message {message_id}: {exc}")
+            record.problems.append(f"{position}: {exc}")
             continue
         if turn is None:
             record.noise += 1
         else:
             turns.append(turn)
-    record.conversation = _conversation(f"chatgpt: {title} [{chat_id[:8]}]", turns)
-    return record
+    return turns
 
 
 def _visible_thread(mapping: dict, current: Any, label: str) -> list[tuple[str, dict]]:
@@ -199,21 +216,13 @@ def claude_record(obj: Any, tz: tzinfo) -> ChatRecord:
     if not isinstance(messages, list):
         raise RecordError(f"{label}: 'chat_messages' must be a list, got {_short(messages)}")
     chat_time = _first_time(obj, ("created_at", "updated_at"), tz, label)
-    record = ChatRecord(label=label, source=f"claude:{chat_id}", conversation=None)
-    turns: list[Turn] = []
+    numbered = []
     for index, message in enumerate(messages):
         message_id = (str(message.get("uuid")) if isinstance(message, dict)
                       and message.get("uuid") else f"{chat_id}:{index}")
-        fallback = max(chat_time, turns[-1].timestamp) if turns else chat_time
-        try:
-            turn = _claude_turn(message, message_id, fallback, tz)
-        except RecordError as exc:
-            record.problems.append(f"message {index} ({message_id}): {exc}")
-            continue
-        if turn is None:
-            record.noise += 1
-        else:
-            turns.append(turn)
+        numbered.append((f"message {index} ({message_id})", message_id, message))
+    record = ChatRecord(label=label, source=f"claude:{chat_id}", conversation=None)
+    turns = _collect_turns(record, numbered, _claude_turn, chat_time, tz)
     record.conversation = _conversation(f"claude: {title} [{chat_id[:8]}]", turns)
     return record
 
