@@ -179,7 +179,7 @@ def neighbours_within(turns: Sequence[Turn]) -> list[str]:
             turns[before].session_ordinal == session else ""
         following = turns[after].text if after is not None and \
             turns[after].session_ordinal == session else ""
-        text[index] = following
+        text[index] = f"{previous} {following}".strip(" ")
     return text
 
 
