@@ -148,8 +148,16 @@ def candidate_lines(candidate: Candidate, rank: int, tz: tzinfo) -> list[str]:
     return [
         f"{rank:>2}. [{memory.id}] {memory.content}",
         f"    {where} · {memory.conversation} · turns {turns} · {origin} · "
-        f"score {candidate.score:.4f}",
+        f"{placement_text(candidate)}",
     ]
+
+
+def placement_text(candidate: Candidate) -> str:
+    """The fused score, or "by time" for a memory that neither list matched and that is
+    listed for when it happened (a time-only question, or BM25 alone finding no shared word)."""
+    if candidate.dense_rank is None and candidate.bm25_rank is None:
+        return "by time"
+    return f"score {candidate.score:.4f}"
 
 
 def window_line(window: Any, eta_seconds: float | None = None) -> str:

@@ -271,6 +271,21 @@ def test_add_at_date_then_list_shows_it_in_that_session(bank):
     assert datetime.fromisoformat(memory["session_start"]).date().isoformat() == "2023-05-08"
 
 
+def test_time_only_search_says_by_time_where_no_list_scored_a_memory(bank):
+    for day in ("2026-11-15", "2026-11-16"):
+        ok(ramem("--db", bank, "add", f"Went to the market on {day} and bought pears",
+                 "--at", f"{day}T10:00"))
+    time_only = ok(ramem("--db", bank, "search", "What did I do yesterday?",
+                         "--as-of", "2026-11-17")).stdout
+    assert "2026-11-16 and bought pears" in time_only.splitlines()[1]
+    assert time_only.count("· by time") == 2
+    assert "score" not in time_only
+    matched = ok(ramem("--db", bank, "search", "pears yesterday", "--as-of",
+                       "2026-11-17")).stdout
+    assert matched.count("· score 0.0") == 2
+    assert "by time" not in matched
+
+
 def test_add_with_unreadable_date_fails_cleanly_and_stores_nothing(bank):
     result = ramem("--db", bank, "add", "Something happened", "--at", "not a date")
     line = error_line(result)
