@@ -324,19 +324,24 @@ def test_missing_ranks_inside_the_range_rank_after_the_lists_last_hit(tmp_path, 
         assert row.rrf == pytest.approx(expected)
 
 
-def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path):
+@pytest.mark.parametrize("ties", [False, True])
+def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path, ties):
     """Ingest writes each turn memory with the neighbours its batch knows (so FTS5, with
-    secure-delete, does not rewrite every row) and refreshes only the edges: the result must
-    be exactly what the store's SQL computes from all turns, also for turns given out of order
-    and sessions that span batches."""
+    secure-delete, does not rewrite every row) and refreshes only the turns next to the
+    batch's: the result must be exactly what the store's SQL computes from all turns, also
+    for turns given out of order, sessions that span batches, and (``ties``) turns of one
+    time, ordered by id, whose neighbours come in other batches."""
     import json
 
     from ramem_local.api import Memory
     from ramem_local.ingest.pipeline import DEFAULT_BATCH
     from ramem_local.store.schema import REFRESH_NEIGHBOURS
 
+    def minute(i: int) -> int:
+        return (i * 7) % 300 // 10 if ties else (i * 7) % 300
+
     rows = [{"speaker": "A" if i % 2 else "B", "text": f"turn {i} says word{i}",
-             "timestamp": 1700000000 + 60 * ((i * 7) % 300), "session": (i * 7) % 300 // 90 + 1}
+             "timestamp": 1700000000 + 60 * minute(i), "session": (i * 7) % 300 // 90 + 1}
             for i in range(300)]
     assert len(rows) > 2 * DEFAULT_BATCH
     path = tmp_path / "chat.jsonl"
@@ -350,6 +355,22 @@ def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path):
         refreshed = dict(store.db.execute("SELECT id, neighbours FROM memories"))
     assert stored == refreshed
     assert sum(1 for text in stored.values() if text) == 300
+
+
+def test_the_neighbours_of_a_batch_are_found_without_scanning_the_bank(tmp_path):
+    """Ingest refreshes the neighbour text around every batch: that must be index lookups
+    (a scan of turns or memories per batch made ingest time per turn grow with the bank)."""
+    import json
+
+    from ramem_local.store.schema import NEIGHBOURS_AROUND
+
+    store = make_bank(tmp_path, vectors=False)
+    add_conversation(store, [f"t{i}" for i in range(50)], session_starts=(0, DAY))
+    plan = [row[3] for row in store.db.execute(
+        "EXPLAIN QUERY PLAN " + NEIGHBOURS_AROUND, {"turn_ids": json.dumps([1, 2, 3])})]
+    scans = [step for step in plan if step.startswith("SCAN")]
+    assert scans and all(step.startswith(("SCAN chosen", "SCAN x")) for step in scans), plan
+    assert any("turns_session_time" in step for step in plan), plan
 
 
 def test_a_batch_knows_the_neighbours_of_its_own_turns_session_by_session():

@@ -159,15 +159,13 @@ def write_turn_batch(
         if vectors is not None and new_ids:
             store.add_vectors(new_ids, new_vectors)
             report.vectors_new += len(new_ids)
-        store.refresh_neighbours(
-            conversation_id, {session_ids[turn.session_ordinal] for turn in fresh}
-        )
+        store.refresh_neighbours_around([row.id for row in stored if row.is_new])
 
 
 def neighbours_within(turns: Sequence[Turn]) -> list[str]:
     """Each turn's neighbour text (the previous and next turn of its session, in time order)
-    as far as this batch knows it; ``Store.refresh_neighbours`` then corrects the few turns at
-    the batch's edges. Same text as the store's SQL: "previous next", trimmed."""
+    as far as this batch knows it; ``Store.refresh_neighbours_around`` then corrects the few
+    turns at the batch's edges. Same text as the store's SQL: "previous next", trimmed."""
     order = sorted(range(len(turns)),
                    key=lambda i: (turns[i].session_ordinal, turns[i].timestamp, i))
     text = [""] * len(turns)
