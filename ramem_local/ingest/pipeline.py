@@ -9,7 +9,7 @@ nothing and an interrupted one resumes where it stopped.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..protocols import Embedder
 from ..store import Store
 from ..timebounds import BOUNDS_TEXT, in_bounds
-from ..types import ParsedConversation, Turn
+from ..types import ConversationOutline, ParsedConversation, Turn
 from .anchor import turn_memory
 
 DEFAULT_BATCH = 64
@@ -55,13 +55,53 @@ def ingest_conversations(
 ) -> IngestReport:
     """Store the conversations' turns, one memory each; ``tz`` and ``country`` are the bank's
     (they read the dates in what was said: ``anchor.ground_event_time``)."""
+    check_times(conversations)  # before the first write: a bad time leaves the bank as it was
+    turns = ((index, turn) for index, conversation in enumerate(conversations)
+             for turn in conversation.turns)
+    return ingest_turns(
+        store, [conversation.outline() for conversation in conversations], turns,
+        embedder=embedder, tz=tz, country=country, kind=kind, source=source,
+        batch_size=batch_size, event_times=event_times, progress=progress,
+    )
+
+
+def ingest_turns(
+    store: Store,
+    outlines: Sequence[ConversationOutline],
+    turns: Iterable[tuple[int, Turn]],
+    *,
+    embedder: Embedder | None,
+    tz: tzinfo,
+    country: str | None = None,
+    kind: str = "chat",
+    source: str | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    event_times: bool = True,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Store a stream of ``(index into outlines, turn)`` (a checked file read again, turn by
+    turn). Each conversation's turns are written in batches of ``batch_size`` in the order
+    they come, as if the conversation came alone, so conversations interleaved in a file end
+    in the same bank; at most a batch of each conversation is held at a time."""
     started = time.perf_counter()
     report = IngestReport()
-    check_times(conversations)  # before the first write: a bad time leaves the bank as it was
-    for conversation in conversations:
-        _ingest_one(store, conversation, embedder, tz, kind, source, batch_size, event_times,
-                    report, progress, country=country)
-        report.conversations += 1
+    check_session_times(outlines)
+    writers: dict[int, _ConversationWriter] = {}
+    for index, turn in turns:
+        writer = writers.get(index)
+        if writer is None:
+            writer = writers[index] = _ConversationWriter.start(
+                store, outlines[index], kind, source, report)
+        writer.buffer.append(turn)
+        writer.received += 1
+        if len(writer.buffer) >= batch_size or writer.received >= writer.outline.turn_count:
+            writer.flush(embedder, tz, event_times, report, progress, country=country)
+    for index, outline in enumerate(outlines):
+        if index not in writers:  # a conversation without turns still gets its sessions
+            _ConversationWriter.start(store, outline, kind, source, report)
+        else:  # more turns than the outline said (a caller's stream): none is left behind
+            writers[index].flush(embedder, tz, event_times, report, progress, country=country)
+    report.conversations = len(outlines)
     if embedder is not None:
         report.vectors_new += embed_missing(store, embedder, batch_size=batch_size)
     report.seconds = time.perf_counter() - started
@@ -74,40 +114,57 @@ def check_times(conversations: Sequence[ParsedConversation]) -> None:
     for conversation in conversations:
         times = [(f"session {s.ordinal}", s.start) for s in conversation.sessions]
         times += [(f"turn {i + 1}", t.timestamp) for i, t in enumerate(conversation.turns)]
-        for where, seconds in times:
-            if not in_bounds(seconds):
-                raise InputError(f"conversation {conversation.name!r} {where}: time {seconds} "
-                                 f"is out of range ({BOUNDS_TEXT})")
+        _check_in_bounds(conversation.name, times)
 
 
-def _ingest_one(
-    store: Store,
-    conversation: ParsedConversation,
-    embedder: Embedder | None,
-    tz: tzinfo,
-    kind: str,
-    source: str | None,
-    batch_size: int,
-    event_times: bool,
-    report: IngestReport,
-    progress: Progress | None,
-    *,
-    country: str | None,
-) -> None:
-    with store.atomic():
-        conversation_id = store.ensure_conversation(conversation.name, kind=kind, source=source)
-        participants = conversation.participants or sorted({t.speaker for t in conversation.turns})
-        store.add_participants(conversation_id, participants)
-        session_ids = store.add_sessions(conversation_id, conversation.sessions)
-    report.sessions += len(conversation.sessions)
-    session_spans = {
-        ordinal: store.session_span(session_id) for ordinal, session_id in session_ids.items()
-    }
-    for start in range(0, len(conversation.turns), batch_size):
-        batch = conversation.turns[start : start + batch_size]
+def check_session_times(outlines: Sequence[ConversationOutline]) -> None:
+    """:func:`check_times` for what is known before the turns come: the sessions."""
+    for outline in outlines:
+        _check_in_bounds(outline.name, [(f"session {s.ordinal}", s.start)
+                                        for s in outline.sessions])
+
+
+def _check_in_bounds(name: str, times: list[tuple[str, int]]) -> None:
+    for where, seconds in times:
+        if not in_bounds(seconds):
+            raise InputError(f"conversation {name!r} {where}: time {seconds} "
+                             f"is out of range ({BOUNDS_TEXT})")
+
+
+@dataclass
+class _ConversationWriter:
+    """One conversation being written: its rows in the bank and the turns not written yet."""
+
+    store: Store
+    outline: ConversationOutline
+    conversation_id: int
+    session_ids: dict[int, int]
+    session_spans: dict[int, tuple[int, int]]
+    buffer: list[Turn] = field(default_factory=list)
+    received: int = 0
+
+    @classmethod
+    def start(cls, store: Store, outline: ConversationOutline, kind: str, source: str | None,
+              report: IngestReport) -> _ConversationWriter:
+        """The conversation, its participants and all its sessions, in one transaction."""
+        with store.atomic():
+            conversation_id = store.ensure_conversation(outline.name, kind=kind, source=source)
+            store.add_participants(conversation_id, outline.participants)
+            session_ids = store.add_sessions(conversation_id, outline.sessions)
+        report.sessions += len(outline.sessions)
+        spans = {ordinal: store.session_span(session_id)
+                 for ordinal, session_id in session_ids.items()}
+        return cls(store, outline, conversation_id, session_ids, spans)
+
+    def flush(self, embedder: Embedder | None, tz: tzinfo, event_times: bool,
+              report: IngestReport, progress: Progress | None, *, country: str | None) -> None:
+        if not self.buffer:
+            return
+        batch, self.buffer = self.buffer, []
         write_turn_batch(
-            store, conversation_id, conversation.name, session_ids, session_spans, batch,
-            participants, embedder, tz, event_times, report, country=country,
+            self.store, self.conversation_id, self.outline.name, self.session_ids,
+            self.session_spans, batch, self.outline.participants, embedder, tz, event_times,
+            report, country=country,
         )
         if progress is not None:
             progress(len(batch))
