@@ -157,6 +157,7 @@ class Memory:
         any length takes bounded memory. Re-running adds nothing new; an interrupted run
         resumes. With an LLM, follow with :meth:`extract` for the extracted memories.
         """
+        self.store.require_writable()
         source = open_turns(Path(path), format, tz=self.tz)
         if on_counted is not None:
             on_counted(sum(outline.turn_count for outline in source.outlines))
@@ -243,6 +244,7 @@ class Memory:
         Markdown entries go to the journal ``conversation`` that :meth:`add` writes to.
         """
         extra = {} if buffer_size is None else {"buffer_size": buffer_size}
+        self.store.require_writable()
         return run_import(
             self.store, kind, Path(path), embedder=self.embedder, tz=self.tz,
             country=self.country, conversation=conversation, event_times=event_times,
