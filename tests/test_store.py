@@ -83,6 +83,40 @@ def test_foreign_sqlite_file_is_refused(tmp_path):
         Store.open(path)
 
 
+def test_a_bank_whose_creation_is_interrupted_is_created_anew_next_time(tmp_path, monkeypatch):
+    """The schema and the marker commit together (found by killing `ramem import` while it
+    created the bank: tables without a marker were refused as a foreign file ever after)."""
+    real_set_meta = Store.set_meta
+
+    def killed_after_the_marker(self, key, value):
+        if key == "created_at":
+            raise KeyboardInterrupt
+        real_set_meta(self, key, value)
+
+    monkeypatch.setattr(Store, "set_meta", killed_after_the_marker)
+    with pytest.raises(KeyboardInterrupt):
+        Store.open(tmp_path / "bank.db")
+    monkeypatch.undo()
+    check = apsw.Connection(str(tmp_path / "bank.db"))
+    assert list(check.execute("SELECT name FROM sqlite_master")) == []
+    check.close()
+    store = Store.open(tmp_path / "bank.db")
+    assert store.get_meta("marker") == "ramem-bank" and store.get_meta("created_at")
+
+
+def test_a_bank_left_without_its_marker_by_an_older_version_is_opened(tmp_path):
+    store = make_bank(tmp_path, vectors=False)
+    store.db.execute("DELETE FROM meta")
+    store.close()
+    store = Store.open(tmp_path / "bank.db")
+    assert store.get_meta("marker") == "ramem-bank"
+    store.db.execute("DELETE FROM meta")
+    store.db.execute("INSERT INTO schema_migrations VALUES ('not_ours', 0)")
+    store.close()
+    with pytest.raises(StoreError, match="not a ramem bank"):
+        Store.open(tmp_path / "bank.db")
+
+
 def test_non_sqlite_file_is_refused(tmp_path):
     path = tmp_path / "notes.db"
     path.write_text("these are my notes, not a database\n" * 100)

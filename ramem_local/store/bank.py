@@ -124,11 +124,14 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             return store
         if path_str != ":memory:":
             db.execute("PRAGMA journal_mode = WAL")
-        migrate(db, now())
-        if not existing:
-            store.set_meta("marker", BANK_MARKER)
-            store.set_meta("created_at", str(now()))
-            store.set_meta("timezone", "UTC")
+        # The schema and the marker commit together: a process killed while it creates the
+        # bank leaves an empty file (a new bank next time), never tables without a marker.
+        with db:
+            migrate(db, now())
+            if store.get_meta("marker") is None:
+                store.set_meta("marker", BANK_MARKER)
+                store.set_meta("created_at", str(now()))
+                store.set_meta("timezone", "UTC")
         return store
 
     def _check_is_bank(self, existing_tables: set[str]) -> None:
@@ -137,7 +140,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         if "meta" not in existing_tables or "schema_migrations" not in existing_tables:
             raise StoreError(f"{self.path} is a SQLite database but not a ramem bank")
         marker = self.get_meta("marker")
-        if marker != BANK_MARKER:
+        if marker != BANK_MARKER and not self._creation_was_interrupted(marker):
             raise StoreError(f"{self.path} is a SQLite database but not a ramem bank")
         known = {m.__name__ for m in MIGRATIONS}
         unknown = applied_migrations(self.db) - known
@@ -146,6 +149,15 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
                 f"{self.path} was written by a newer ramem (schema {sorted(unknown)[-1]}); "
                 f"this version knows schema {SCHEMA_VERSION}: upgrade ramem-local"
             )
+
+    def _creation_was_interrupted(self, marker: str | None) -> bool:
+        """A bank whose creation was killed between its schema and its marker (versions
+        before the two were one transaction): ramem's migrations applied, ``meta`` empty.
+        Opening it writes the marker."""
+        if marker is not None or self.db.execute("SELECT count(*) FROM meta").fetchone()[0]:
+            return False
+        applied = applied_migrations(self.db)
+        return bool(applied) and applied <= {m.__name__ for m in MIGRATIONS}
 
     def _needs_migration(self, existing_tables: set[str]) -> bool:
         if "schema_migrations" not in existing_tables:
