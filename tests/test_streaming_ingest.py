@@ -79,10 +79,9 @@ def test_the_peak_memory_of_an_ingest_does_not_grow_with_the_file(tmp_path):
     assert growth < added / 2, f"peak memory grew by {growth} bytes for {added} more bytes"
 
 
-def test_at_most_a_batch_of_each_conversation_is_held(tmp_path):
-    """Turns come interleaved from three conversations; a turn yielded is held until its
-    batch is written (reported to ``progress``)."""
-    path = write_chat(tmp_path / "chat.jsonl", 1000, conversations=3, words=3)
+def held_while_ingesting(path: Path, bank: Path, **limits: int) -> int:
+    """The most turns yielded by the file's source and not yet written (reported to
+    ``progress``) at any moment of an ingest."""
     source = open_turns(path)
     counts = {"yielded": 0, "written": 0, "most_held": 0}
 
@@ -95,11 +94,28 @@ def test_at_most_a_batch_of_each_conversation_is_held(tmp_path):
     def written(count: int) -> None:
         counts["written"] += count
 
-    with Memory.open(tmp_path / "bank.db") as memory:
+    with Memory.open(bank) as memory:
         report = ingest_turns(memory.store, source.outlines, counted(), embedder=None, tz=UTC,
-                              batch_size=64, progress=written)
-    assert report.turns_new == 1000 and counts["written"] == 1000
-    assert 64 < counts["most_held"] <= 3 * 64
+                              progress=written, **limits)
+    assert report.turns_new == counts["written"] == counts["yielded"]
+    return counts["most_held"]
+
+
+def test_at_most_a_batch_of_each_conversation_is_held(tmp_path):
+    path = write_chat(tmp_path / "chat.jsonl", 1000, conversations=3, words=3)
+    assert 64 < held_while_ingesting(path, tmp_path / "bank.db", batch_size=64) <= 3 * 64
+
+
+def test_many_interleaved_conversations_are_held_up_to_the_limit_to_the_same_content(tmp_path):
+    """50 conversations in turn would hold 50 partial batches; past ``max_held`` turns they
+    are all written, and the bank ends the same as with one batch per conversation."""
+    path = write_chat(tmp_path / "chat.jsonl", 2000, conversations=50, words=3)
+    most = held_while_ingesting(path, tmp_path / "capped.db", batch_size=64, max_held=200)
+    assert 150 < most <= 201
+    held_while_ingesting(path, tmp_path / "free.db", batch_size=64, max_held=10**6)
+    with Memory.open(tmp_path / "capped.db") as capped, \
+            Memory.open(tmp_path / "free.db") as free:
+        assert content(capped) == content(free)
 
 
 def content(memory: Memory) -> dict[str, list]:

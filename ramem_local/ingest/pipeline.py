@@ -21,6 +21,8 @@ from ..types import ConversationOutline, ParsedConversation, Turn
 from .anchor import turn_memory
 
 DEFAULT_BATCH = 64
+# The most turns a streamed ingest holds before writing them (~4 MB of 1 KB turns).
+MAX_HELD = 64 * DEFAULT_BATCH
 Progress = Callable[[int], None]
 
 
@@ -76,17 +78,23 @@ def ingest_turns(
     kind: str = "chat",
     source: str | None = None,
     batch_size: int = DEFAULT_BATCH,
+    max_held: int = MAX_HELD,
     event_times: bool = True,
     progress: Progress | None = None,
 ) -> IngestReport:
     """Store a stream of ``(index into outlines, turn)`` (a checked file read again, turn by
     turn). Each conversation's turns are written in batches of ``batch_size`` in the order
     they come, as if the conversation came alone, so conversations interleaved in a file end
-    in the same bank; at most a batch of each conversation is held at a time."""
+    in the same bank. At most a batch of each conversation is held, and never more than
+    ``max_held`` turns in all: past that (hundreds of conversations interleaved), every
+    conversation's partial batch is written. Batches only group the writes: the bank's
+    content does not depend on them (neighbour text is completed around each batch)."""
     started = time.perf_counter()
     report = IngestReport()
     check_session_times(outlines)
+    batches = _Batches(store, embedder, tz, country, event_times, report, progress)
     writers: dict[int, _ConversationWriter] = {}
+    held = 0
     for index, turn in turns:
         writer = writers.get(index)
         if writer is None:
@@ -94,13 +102,19 @@ def ingest_turns(
                 store, outlines[index], kind, source, report)
         writer.buffer.append(turn)
         writer.received += 1
+        held += 1
         if len(writer.buffer) >= batch_size or writer.received >= writer.outline.turn_count:
-            writer.flush(embedder, tz, event_times, report, progress, country=country)
+            held -= len(writer.buffer)
+            batches.write(writer)
+        elif held > max_held:
+            for each in writers.values():
+                batches.write(each)
+            held = 0
     for index, outline in enumerate(outlines):
         if index not in writers:  # a conversation without turns still gets its sessions
             _ConversationWriter.start(store, outline, kind, source, report)
         else:  # more turns than the outline said (a caller's stream): none is left behind
-            writers[index].flush(embedder, tz, event_times, report, progress, country=country)
+            batches.write(writers[index])
     report.conversations = len(outlines)
     if embedder is not None:
         report.vectors_new += embed_missing(store, embedder, batch_size=batch_size)
@@ -135,7 +149,6 @@ def _check_in_bounds(name: str, times: list[tuple[str, int]]) -> None:
 class _ConversationWriter:
     """One conversation being written: its rows in the bank and the turns not written yet."""
 
-    store: Store
     outline: ConversationOutline
     conversation_id: int
     session_ids: dict[int, int]
@@ -154,20 +167,32 @@ class _ConversationWriter:
         report.sessions += len(outline.sessions)
         spans = {ordinal: store.session_span(session_id)
                  for ordinal, session_id in session_ids.items()}
-        return cls(store, outline, conversation_id, session_ids, spans)
+        return cls(outline, conversation_id, session_ids, spans)
 
-    def flush(self, embedder: Embedder | None, tz: tzinfo, event_times: bool,
-              report: IngestReport, progress: Progress | None, *, country: str | None) -> None:
-        if not self.buffer:
+
+@dataclass
+class _Batches:
+    """Writes a conversation's held turns as one batch; the same settings for all."""
+
+    store: Store
+    embedder: Embedder | None
+    tz: tzinfo
+    country: str | None
+    event_times: bool
+    report: IngestReport
+    progress: Progress | None
+
+    def write(self, writer: _ConversationWriter) -> None:
+        if not writer.buffer:
             return
-        batch, self.buffer = self.buffer, []
+        batch, writer.buffer = writer.buffer, []
         write_turn_batch(
-            self.store, self.conversation_id, self.outline.name, self.session_ids,
-            self.session_spans, batch, self.outline.participants, embedder, tz, event_times,
-            report, country=country,
+            self.store, writer.conversation_id, writer.outline.name, writer.session_ids,
+            writer.session_spans, batch, writer.outline.participants, self.embedder, self.tz,
+            self.event_times, self.report, country=self.country,
         )
-        if progress is not None:
-            progress(len(batch))
+        if self.progress is not None:
+            self.progress(len(batch))
 
 
 def write_turn_batch(
