@@ -12,11 +12,11 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from .answer import generate_answer
 from .errors import InputError, LLMError
 from .ingest.extract import PROMPT_VERSION
-from .ingest.formats import read_conversations, write_jsonl
+from .ingest.formats import open_turns, write_jsonl
 from .ingest.imports import ImportReport, run_import
 from .ingest.llm_pipeline import ExtractionReport, plan_extraction, run_extraction
 from .ingest.markdown import write_markdown_journal
-from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations
+from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations, ingest_turns
 from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
 from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
@@ -148,18 +148,21 @@ class Memory:
         format: str = "auto",
         event_times: bool = True,
         progress: Callable[[int], None] | None = None,
-        on_parsed: Callable[[list[ParsedConversation]], None] | None = None,
+        on_counted: Callable[[int], None] | None = None,
     ) -> IngestReport:
         """Store every turn of a LoCoMo JSON or JSONL file (one memory per turn).
 
-        Re-running adds nothing new; an interrupted run resumes. With an LLM, follow with
-        :meth:`extract` for the extracted memories.
+        The whole file is checked first (an error anywhere writes nothing; ``on_counted`` then
+        gets the number of turns), then read again and written batch by batch: a JSONL file of
+        any length takes bounded memory. Re-running adds nothing new; an interrupted run
+        resumes. With an LLM, follow with :meth:`extract` for the extracted memories.
         """
-        conversations = read_conversations(Path(path), format, tz=self.tz)
-        if on_parsed is not None:
-            on_parsed(conversations)
-        return ingest_conversations(
-            self.store, conversations, embedder=self.embedder, tz=self.tz,
+        self.store.require_writable()
+        source = open_turns(Path(path), format, tz=self.tz)
+        if on_counted is not None:
+            on_counted(sum(outline.turn_count for outline in source.outlines))
+        return ingest_turns(
+            self.store, source.outlines, source.turns(), embedder=self.embedder, tz=self.tz,
             country=self.country, source=str(path), event_times=event_times, progress=progress,
         )
 
@@ -241,6 +244,7 @@ class Memory:
         Markdown entries go to the journal ``conversation`` that :meth:`add` writes to.
         """
         extra = {} if buffer_size is None else {"buffer_size": buffer_size}
+        self.store.require_writable()
         return run_import(
             self.store, kind, Path(path), embedder=self.embedder, tz=self.tz,
             country=self.country, conversation=conversation, event_times=event_times,

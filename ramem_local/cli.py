@@ -611,15 +611,14 @@ def extract(context: Context, budget: float | None, since: str | None,
 def _ingest_with_progress(memory: Memory, file: Path, fmt: str, event_times: bool) -> Any:
     bar: Any = None
 
-    def on_parsed(conversations: list) -> None:
+    def on_counted(total: int) -> None:
         nonlocal bar
-        total = sum(len(c.turns) for c in conversations)
         bar = click.progressbar(length=total, label="ingesting turns", file=sys.stderr)
         bar.__enter__()
 
     try:
         return memory.ingest(file, format=fmt, event_times=event_times,
-                             progress=lambda n: bar.update(n), on_parsed=on_parsed)
+                             progress=lambda n: bar.update(n), on_counted=on_counted)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)

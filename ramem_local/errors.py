@@ -8,7 +8,7 @@ user's input, files, bank, models or settings can cause, and never for a broken 
 * :class:`InputError` — an argument, a date, a question, an input file (``FormatError``).
   It is also a ``ValueError``, so ``except ValueError`` in callers of the API keeps working.
 * :class:`ConfigError` — a config file or value that cannot be used (an ``InputError``).
-* :class:`BankError` — the bank file: missing, foreign, newer schema, unreadable
+* :class:`BankError` — the bank file: missing, foreign, newer schema, read-only, busy
   (``StoreError`` is its historical name and a subclass).
 * :class:`ModelError` — a model is missing, unknown, unverifiable or corrupt
   (``EmbedderError`` is a subclass).
@@ -35,7 +35,7 @@ class ConfigError(InputError):
 
 
 class BankError(RamemError, RuntimeError):
-    """A problem with the bank file (missing, not a bank, newer schema, unreadable)."""
+    """A problem with the bank file (missing, not a bank, newer schema, read-only, busy)."""
 
 
 class ModelError(RamemError, RuntimeError):

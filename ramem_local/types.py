@@ -106,6 +106,23 @@ class ParsedConversation:
     turns: list[Turn]
     participants: list[str] = field(default_factory=list)
 
+    def outline(self) -> ConversationOutline:
+        """The outline ingest needs before the turns; participants default to the speakers."""
+        participants = self.participants or sorted({turn.speaker for turn in self.turns})
+        return ConversationOutline(self.name, self.sessions, participants, len(self.turns))
+
+
+@dataclass
+class ConversationOutline:
+    """What ingest must know of a conversation before its first turn is written: its name,
+    sessions and participants, and how many turns will follow. A streamed input file gives
+    the outlines first (a checking pass) and the turns afterwards, one at a time."""
+
+    name: str
+    sessions: list[Session]
+    participants: list[str]
+    turn_count: int
+
 
 @dataclass
 class MemoryRecord:

@@ -1,17 +1,26 @@
-"""Crash-safety harness: SIGKILL ``ramem ingest`` at random moments and check the bank.
+"""Crash-safety harness: SIGKILL ``ramem ingest`` or ``ramem import`` at random moments and
+check the bank.
 
     python scripts/kill_harness.py --kills 20 --turns 6000 [--embedder DIR] [--seed 1]
+    python scripts/kill_harness.py --command import --kind claude --kills 20 --turns 6000
 
-A JSONL of ``--turns`` turns (several conversations, labelled and gap sessions, relative dates
-in the text) is first ingested without interruption into a reference bank. Then, ``--kills``
-times: a fresh bank, ``ramem ingest`` started as a subprocess and killed with SIGKILL after a
-random delay in [0, the reference run's wall time); a second, resumed run is killed too in one
-cycle of three. After every kill:
+``ingest`` reads a JSONL of ``--turns`` turns (several conversations interleaved, labelled and
+gap sessions, relative dates in the text); ``import`` a chat export of about ``--turns``
+messages (``--kind claude`` or ``chatgpt``: many chats of 10 to 80 messages, sittings days
+apart, and for ChatGPT a system message, an edited question's abandoned branch and a tool call
+in some chats), written deterministically from ``--seed``. The file is first ingested or
+imported without interruption into a reference bank. Then, ``--kills`` times: a fresh bank, the
+command started as a subprocess and killed with SIGKILL after a random delay in [0, the
+reference run's wall time); a second, resumed run is killed too in one cycle of three. After
+every kill:
 
 * ``PRAGMA integrity_check`` is ok, and so is FTS5's own integrity check against the memories
   table (external content: the index must match the rows);
-* every stored turn has exactly one turn memory and vice versa; with an embedder, the vector
-  table holds one row per memory (they are written in one transaction);
+* every stored turn has exactly one turn memory and vice versa;
+* with an embedder: ``ingest`` writes vectors in the transaction of their memories, so the
+  vector table holds one row per memory; ``import`` embeds each chat right after its
+  transaction, so every vector has its memory and the memories still without one belong to
+  one conversation at most (the chat being embedded when the kill came);
 
 and resuming (the same command, run to the end) gives the same canonical dump — sorted
 conversations, sessions, turns, memories (content, spans, event times, persons, neighbours),
@@ -32,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -67,11 +77,104 @@ def write_jsonl(path: Path, turns: int, seed: int) -> None:
             handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
-def ingest_command(db: Path, source: Path, embedder: str | None) -> list[str]:
+def write_claude_export(path: Path, turns: int, seed: int) -> None:
+    """A Claude ``conversations.json`` of about ``turns`` messages in chats of 10 to 80."""
+    rng = random.Random(seed)
+    clock = 1_700_000_000
+    chats = []
+    written = 0
+    while written < turns:
+        size = min(rng.randint(10, 80), turns - written)
+        chat_id = f"{rng.getrandbits(128):032x}"
+        clock += rng.randint(1, 3) * 86_400
+        messages = []
+        for index in range(size):
+            clock += rng.choice([rng.randint(20, 600)] * 19 + [rng.randint(7, 30) * 3600])
+            messages.append({
+                "uuid": f"{chat_id[:8]}-{index}",
+                "sender": "human" if index % 2 == 0 else "assistant",
+                "text": _message_text(rng, written + index),
+                "content": [], "created_at": _iso(clock), "updated_at": _iso(clock)})
+        chats.append({"uuid": chat_id, "name": f"Chat {len(chats)} about {rng.choice(WORDS)}",
+                      "created_at": messages[0]["created_at"],
+                      "updated_at": messages[-1]["created_at"], "chat_messages": messages})
+        written += size
+    path.write_text(json.dumps(chats, ensure_ascii=False), encoding="utf-8")
+
+
+def write_chatgpt_export(path: Path, turns: int, seed: int) -> None:
+    """A ChatGPT ``conversations.json`` of about ``turns`` visible messages in chats of 10 to
+    80; one chat in three starts with a system message and has an edited question (its first
+    version and answer an abandoned branch) and a tool call on the visible thread."""
+    rng = random.Random(seed)
+    clock = 1_700_000_000.0
+    chats = []
+    written = 0
+    while written < turns:
+        size = min(rng.randint(10, 80), turns - written)
+        chat_id = f"{rng.getrandbits(128):032x}"
+        clock += rng.randint(1, 3) * 86_400
+        odd = len(chats) % 3 == 0
+        mapping = {"root": _chatgpt_node("root", None, None)}
+        parent = "root"
+        if odd:
+            parent = _chatgpt_add(mapping, parent, "sys", "system", "You are ChatGPT.", clock)
+        created = clock
+        for index in range(size):
+            clock += rng.choice([rng.randint(20, 600)] * 19 + [rng.randint(7, 30) * 3600])
+            role = "user" if index % 2 == 0 else "assistant"
+            if odd and index == 2:  # the first version of this question, then its edit
+                old = _chatgpt_add(mapping, parent, f"{chat_id[:8]}-old", "user",
+                                   "An earlier version of the question", clock - 10)
+                _chatgpt_add(mapping, old, f"{chat_id[:8]}-old-answer", "assistant",
+                             "An answer to the earlier version", clock - 5)
+            if odd and index == 3:  # a tool call before the answer: noise
+                parent = _chatgpt_add(mapping, parent, f"{chat_id[:8]}-tool", "tool",
+                                      "search results", clock - 1)
+            parent = _chatgpt_add(mapping, parent, f"{chat_id[:8]}-{index}", role,
+                                  _message_text(rng, written + index), clock)
+        chats.append({"title": f"Chat {len(chats)} about {rng.choice(WORDS)}",
+                      "create_time": created, "update_time": clock, "mapping": mapping,
+                      "current_node": parent, "conversation_id": chat_id, "id": chat_id})
+        written += size
+    path.write_text(json.dumps(chats, ensure_ascii=False), encoding="utf-8")
+
+
+def _chatgpt_node(node_id: str, parent: str | None, message: dict | None) -> dict:
+    return {"id": node_id, "parent": parent, "children": [], "message": message}
+
+
+def _chatgpt_add(mapping: dict, parent: str, node_id: str, role: str, text: str,
+                 at: float) -> str:
+    message = {"id": node_id, "author": {"role": role}, "create_time": at,
+               "content": {"content_type": "text", "parts": [text]}, "recipient": "all",
+               "metadata": {}}
+    mapping[node_id] = _chatgpt_node(node_id, parent, message)
+    mapping[parent]["children"].append(node_id)
+    return node_id
+
+
+def _message_text(rng: random.Random, index: int) -> str:
+    text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(4, 30)))
+    return f"Message {index}: {text}{rng.choice(CUES)}."
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+WRITERS = {"ingest": write_jsonl, "claude": write_claude_export,
+           "chatgpt": write_chatgpt_export}
+
+
+def run_command(db: Path, source: Path, embedder: str | None, kind: str | None) -> list[str]:
+    """``ramem ingest SOURCE`` (``kind`` None) or ``ramem import KIND SOURCE``."""
     command = [sys.executable, str(CLI), "--db", str(db)]
     if embedder:
         command += ["--embedder", embedder]
-    return command + ["ingest", str(source)]
+    if kind is None:
+        return command + ["ingest", str(source)]
+    return command + ["import", kind, str(source)]
 
 
 def environment() -> dict[str, str]:
@@ -80,18 +183,20 @@ def environment() -> dict[str, str]:
     return env
 
 
-def run_to_end(db: Path, source: Path, embedder: str | None) -> float:
+def run_to_end(db: Path, source: Path, embedder: str | None, kind: str | None = None) -> float:
     started = time.perf_counter()
-    done = subprocess.run(ingest_command(db, source, embedder), env=environment(),
+    done = subprocess.run(run_command(db, source, embedder, kind), env=environment(),
                           capture_output=True, text=True)
     if done.returncode != 0:
-        raise SystemExit(f"ingest failed ({done.returncode}): {done.stderr.strip()}")
+        raise SystemExit(f"{kind or 'ingest'} failed ({done.returncode}): "
+                         f"{done.stderr.strip()}")
     return time.perf_counter() - started
 
 
-def killed_run(db: Path, source: Path, embedder: str | None, delay: float) -> bool:
-    """Start an ingest, SIGKILL it after ``delay`` seconds; True when it was still running."""
-    process = subprocess.Popen(ingest_command(db, source, embedder), env=environment(),
+def killed_run(db: Path, source: Path, embedder: str | None, delay: float,
+               kind: str | None = None) -> bool:
+    """Start the command, SIGKILL it after ``delay`` seconds; True when it was still running."""
+    process = subprocess.Popen(run_command(db, source, embedder, kind), env=environment(),
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         process.wait(timeout=delay)
@@ -102,8 +207,11 @@ def killed_run(db: Path, source: Path, embedder: str | None, delay: float) -> bo
         return True
 
 
-def check_bank(db: Path, expect_vectors: bool) -> dict[str, int]:
-    """The invariants that must hold after any kill; returns the row counts."""
+def check_bank(db: Path, expect_vectors: bool, *, per_conversation: bool = False
+               ) -> dict[str, int]:
+    """The invariants that must hold after any kill; returns the row counts.
+    ``per_conversation``: vectors are written after their memories' transaction (import),
+    so one conversation at most may still lack some."""
     from ramem_local.store import Store
 
     store = Store.open(db, create=False)
@@ -130,10 +238,26 @@ def check_bank(db: Path, expect_vectors: bool) -> dict[str, int]:
         assert turns == turn_memories, (turns, turn_memories)
         vectors = store.vector_count() if store.has_vectors() else 0
         if expect_vectors and store.has_vectors():
-            assert vectors == memories, f"{vectors} vectors for {memories} memories"
+            if per_conversation:
+                _check_vectors_lag_one_conversation(store)
+            else:
+                assert vectors == memories, f"{vectors} vectors for {memories} memories"
         return {"turns": turns, "memories": memories, "vectors": vectors}
     finally:
         store.close()
+
+
+def _check_vectors_lag_one_conversation(store) -> None:
+    stray, lagging = store.db.execute(
+        """
+        SELECT (SELECT count(*) FROM memories_vec v
+                WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = v.memory_id)),
+               (SELECT count(DISTINCT m.conversation_id) FROM memories m
+                WHERE NOT EXISTS (SELECT 1 FROM memories_vec v WHERE v.memory_id = m.id))
+        """
+    ).fetchone()
+    assert stray == 0, f"{stray} vector(s) without a memory"
+    assert lagging <= 1, f"memories of {lagging} conversations without vectors"
 
 
 def canonical_dump(db: Path) -> dict[str, list]:
@@ -168,14 +292,15 @@ def canonical_dump(db: Path) -> dict[str, list]:
 
 
 def run_harness(kills: int, turns: int, seed: int, embedder: str | None, workdir: Path,
-                log=print) -> dict:
-    """Run the harness; raises AssertionError / SystemExit on a violation."""
+                log=print, kind: str | None = None) -> dict:
+    """Run the harness on ``ramem ingest`` (``kind`` None) or ``ramem import KIND``; raises
+    AssertionError / SystemExit on a violation."""
     started = time.perf_counter()
     rng = random.Random(seed)
-    source = workdir / "turns.jsonl"
-    write_jsonl(source, turns, seed)
+    source = workdir / ("turns.jsonl" if kind is None else "conversations.json")
+    WRITERS[kind or "ingest"](source, turns, seed)
     reference = workdir / "reference.db"
-    wall = run_to_end(reference, source, embedder)
+    wall = run_to_end(reference, source, embedder, kind)
     expected = canonical_dump(reference)
     total = len(expected["turns"])
     log(f"reference: {total} turns, {len(expected['memories'])} memories, {wall:.1f}s")
@@ -191,14 +316,15 @@ def run_harness(kills: int, turns: int, seed: int, embedder: str | None, workdir
             if figures["kills"] >= kills:
                 break
             delay = rng.uniform(0.0, wall)
-            if not killed_run(db, source, embedder, delay):
+            if not killed_run(db, source, embedder, delay, kind):
                 figures["finished_before_kill"] += 1
                 continue
             figures["kills"] += 1
             if not db.exists():
                 figures["before_first_write"] += 1
                 continue
-            counts = check_bank(db, expect_vectors=embedder is not None)
+            counts = check_bank(db, expect_vectors=embedder is not None,
+                                per_conversation=kind is not None)
             if counts["turns"] == 0:
                 figures["before_first_write"] += 1
             elif counts["turns"] < total:
@@ -206,7 +332,7 @@ def run_harness(kills: int, turns: int, seed: int, embedder: str | None, workdir
             else:
                 figures["after_last_write"] += 1
             log(f"kill {figures['kills']}: after {delay:.2f}s, {counts}")
-        run_to_end(db, source, embedder)
+        run_to_end(db, source, embedder, kind)
         check_bank(db, expect_vectors=embedder is not None)
         dump = canonical_dump(db)
         for key, rows in expected.items():
@@ -219,6 +345,9 @@ def run_harness(kills: int, turns: int, seed: int, embedder: str | None, workdir
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--command", choices=["ingest", "import"], default="ingest")
+    parser.add_argument("--kind", choices=["claude", "chatgpt"], default="claude",
+                        help="the export --command import reads (default: claude)")
     parser.add_argument("--kills", type=int, default=20)
     parser.add_argument("--turns", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=1)
@@ -229,12 +358,14 @@ def main() -> None:
     workdir = args.keep or Path(tempfile.mkdtemp(prefix="ramem-kill-"))
     workdir.mkdir(parents=True, exist_ok=True)
     try:
+        kind = args.kind if args.command == "import" else None
         figures = run_harness(args.kills, args.turns, args.seed, args.embedder, workdir,
-                              log=lambda line: print(line, file=sys.stderr))
+                              log=lambda line: print(line, file=sys.stderr), kind=kind)
     except AssertionError as exc:
         print(f"FAILED: {exc} (bank kept in {workdir})", file=sys.stderr)
         sys.exit(1)
-    print(json.dumps({**figures, "embedder": args.embedder, "seed": args.seed}, indent=2))
+    print(json.dumps({**figures, "command": args.command, "kind": kind,
+                      "embedder": args.embedder, "seed": args.seed}, indent=2))
     if args.keep is None:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -1,7 +1,8 @@
-"""A reduced run of ``scripts/kill_harness.py``: ``ramem ingest`` killed with SIGKILL at 3
-random moments; after each kill the bank passes integrity_check, the FTS index matches the
-memories table and every turn has its memory, and resuming ends in the same canonical dump as
-an uninterrupted run. The full run (20+ kills, with an embedder) is in RELIABILITY.md."""
+"""A reduced run of ``scripts/kill_harness.py``: ``ramem ingest`` and ``ramem import`` (a
+Claude and a ChatGPT export) killed with SIGKILL at 3 random moments each; after each kill the
+bank passes integrity_check, the FTS index matches the memories table and every turn has its
+memory, and resuming ends in the same canonical dump as an uninterrupted run. The full runs
+(20+ kills, with an embedder) are in RELIABILITY.md."""
 
 from __future__ import annotations
 
@@ -31,6 +32,16 @@ def test_three_kills_during_ingest_leave_a_sound_bank_that_resumes_to_the_same_c
     figures = harness.run_harness(kills=3, turns=1500, seed=3, embedder=None, workdir=tmp_path,
                                   log=lambda _line: None)
     assert figures["kills"] == 3 and figures["cycles"] >= 2
+
+
+@pytest.mark.parametrize("kind", ["claude", "chatgpt"])
+def test_three_kills_during_import_leave_a_sound_bank_that_resumes_to_the_same_content(
+        tmp_path, kind):
+    harness = load_harness()
+    figures = harness.run_harness(kills=3, turns=1500, seed=3, embedder=None, workdir=tmp_path,
+                                  log=lambda _line: None, kind=kind)
+    assert figures["kills"] == 3 and figures["cycles"] >= 2
+    assert figures["turns"] == 1500
 
 
 def test_the_canonical_dump_sees_a_missing_turn(tmp_path):

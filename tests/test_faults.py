@@ -8,6 +8,7 @@ bank that passes integrity_check, and (for the disk) a re-run that completes the
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import resource
@@ -22,10 +23,32 @@ import pytest
 CLI_SCRIPT = Path(__file__).resolve().parents[1] / "cli.py"
 
 
-def ramem(*args: str, fsize: int | None = None) -> subprocess.CompletedProcess:
+# Linux capabilities that let root write, read and chmod any file whatever its mode bits
+# (capabilities(7)): CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER.
+PERMISSION_OVERRIDES = (1, 2, 3)
+PR_CAPBSET_DROP = 24  # prctl(2)
+
+
+def held_to_permissions() -> None:
+    """Run as root, the child gives up root's right to ignore file permissions (drops the
+    capabilities above from its bounding set; its exec'd program never gets them): the
+    kernel then checks the mode bits of the bank and its folder as for any user. Root
+    cannot become ``nobody`` instead: the interpreter lives under /root (mode 0700)."""
+    if os.geteuid() != 0:
+        return  # a user is held to the mode bits already
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in PERMISSION_OVERRIDES:
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
+def ramem(*args: str, fsize: int | None = None,
+          as_user: bool = False) -> subprocess.CompletedProcess:
     def limit() -> None:
         if fsize is not None:
             resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        if as_user:
+            held_to_permissions()
 
     env = {**os.environ, "PYTHONPATH": str(CLI_SCRIPT.parent)}
     return subprocess.run([sys.executable, str(CLI_SCRIPT), *args], capture_output=True,
@@ -69,6 +92,61 @@ def test_a_full_disk_during_ingest_is_one_line_the_bank_stays_sound_and_a_rerun_
     resumed = ramem("--db", str(bank), "ingest", str(source))
     assert resumed.returncode == 0, resumed.stderr
     assert bank_rows(bank) == ("ok", 3001, 3001, 3001)
+
+
+def bank_content(bank: Path) -> dict[str, list[tuple]]:
+    connection = apsw.Connection(str(bank), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        return {table: sorted(map(tuple, connection.execute(f"SELECT * FROM {table}")), key=repr)
+                for table in ("conversations", "sessions", "turns", "memories", "memory_turns")}
+    finally:
+        connection.close()
+
+
+def permissions_are_enforced(path: Path) -> bool:
+    """Whether a child run with ``as_user`` is refused to write ``path`` (read-only)."""
+    probe = subprocess.run([sys.executable, "-c", f"open({str(path)!r}, 'ab')"],
+                           preexec_fn=held_to_permissions, capture_output=True, text=True)
+    return probe.returncode != 0 and "PermissionError" in probe.stderr
+
+
+@pytest.mark.parametrize("read_only", ["file", "file and folder"])
+def test_a_read_only_bank_is_one_line_stays_intact_and_the_ingest_completes_once_writable(
+        tmp_path, read_only):
+    folder = tmp_path / "bank"
+    folder.mkdir()
+    bank = folder / "bank.db"
+    source = write_turns(folder / "turns.jsonl", 300)
+    (folder / "part").mkdir()
+    first = write_turns(folder / "part" / "turns.jsonl", 100)  # the same conversation's start
+    assert ramem("--db", str(bank), "ingest", str(first)).returncode == 0
+    before = bank_content(bank)
+    bank.chmod(0o444)
+    if read_only == "file and folder":
+        folder.chmod(0o555)
+    try:
+        if not permissions_are_enforced(bank):
+            pytest.skip("cannot run a child held to file permissions (as root: no "
+                        "CAP_SETPCAP to drop CAP_DAC_OVERRIDE)")
+        refused = ramem("--db", str(bank), "ingest", str(source), as_user=True)
+        if read_only == "file":  # reading needs no write: search still answers
+            found = ramem("--db", str(bank), "search", "garden weather", as_user=True)
+            assert found.returncode == 0 and "Line" in found.stdout, found.stderr
+    finally:
+        folder.chmod(0o755)
+        bank.chmod(0o600)
+    assert refused.returncode == 1, refused.stderr
+    what = {"file": "the bank file is", "file and folder": "the bank file and its folder are"}
+    assert refused.stderr.strip().splitlines()[-1] == (
+        f"error: the bank {bank} is read-only ({what[read_only]} not writable for this user): "
+        "nothing was written; make it writable and run the same command again")
+    assert "Traceback" not in refused.stderr and "bug" not in refused.stderr
+    assert bank_rows(bank) == ("ok", 100, 100, 100)
+    assert bank_content(bank) == before
+
+    resumed = ramem("--db", str(bank), "ingest", str(source), as_user=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert bank_rows(bank) == ("ok", 300, 300, 300)
 
 
 @pytest.mark.real_model

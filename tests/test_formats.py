@@ -477,3 +477,91 @@ def test_jsonl_caption_is_kept_and_must_be_text(tmp_path: Path) -> None:
     assert conversation.turns[0].caption == "a photo of a cat"
     with pytest.raises(FormatError, match="caption"):
         read_jsonl(_write_jsonl(tmp_path, [{**row, "caption": 7}], name="bad.jsonl"), UTC, "c")
+
+
+# ---------------------------------------------------------------------------------------------
+# Two passes: checked line by line, read again turn by turn
+# ---------------------------------------------------------------------------------------------
+
+
+def _rows_file(tmp_path: Path, raw: bytes, name: str = "turns.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(raw)
+    return path
+
+
+def _row(**fields) -> bytes:
+    return json.dumps({**GOOD, **fields}).encode()
+
+
+def test_a_bad_line_is_reported_before_a_conversation_problem_above_it(tmp_path: Path) -> None:
+    """As when the whole file was read first: line errors, then conversation problems."""
+    rows = [_row(id="m1"), _row(id="m1"), _row(), b'{"speaker": "A"', _row()]
+    with pytest.raises(FormatError, match=r"turns\.jsonl:4: invalid JSON"):
+        read_jsonl(_rows_file(tmp_path, b"\n".join(rows)), UTC, "j")
+
+
+def test_a_byte_that_is_not_utf8_is_reported_before_an_earlier_bad_line(tmp_path: Path) -> None:
+    latin1 = _row(speaker="Jos_").replace(b"Jos_", b"Jos\xe9")
+    raw = b"\n".join([_row(), b"not json", _row(), latin1])
+    with pytest.raises(FormatError, match=r"turns\.jsonl: not UTF-8 text \(byte \d+\)") as info:
+        read_jsonl(_rows_file(tmp_path, raw), UTC, "j")
+    assert str(raw.index(b"\xe9")) in str(info.value)  # counted from the start of the file
+
+
+def test_the_first_conversation_s_problem_is_reported_first(tmp_path: Path) -> None:
+    t0 = ts(2024, 1, 2)
+    rows = [
+        _row(conversation="a", timestamp=t0, session=1),
+        _row(conversation="b", timestamp=t0, session=1),
+        _row(conversation="b", timestamp=t0),  # b mixes labelled and unlabelled turns
+        _row(conversation="a", timestamp=t0 - 86400, session=2),  # a: a session out of order
+    ]
+    with pytest.raises(FormatError, match=r"turns\.jsonl:4: conversation 'a': session 2"):
+        read_jsonl(_rows_file(tmp_path, b"\n".join(rows)), UTC, "j")
+
+
+def test_line_numbers_count_cr_lf_and_lone_cr_line_endings(tmp_path: Path) -> None:
+    raw = _row() + b"\r\n" + _row() + b"\r" + b'{"speaker": 1}' + b"\n"
+    with pytest.raises(FormatError, match=r"turns\.jsonl:3: missing field") as info:
+        read_jsonl(_rows_file(tmp_path, raw), UTC, "j")
+    assert info.value.line == 3
+
+
+def test_ids_whose_hashes_collide_but_differ_are_not_duplicates(tmp_path: Path, monkeypatch):
+    """Repeated ids are found by 64-bit hash (8 bytes a turn), then confirmed by reading the
+    file again: a collision of different ids passes, a real repeat names both lines."""
+    from ramem_local.ingest import formats
+
+    monkeypatch.setattr(formats, "hash", lambda _text: 7, raising=False)
+    [conversation] = read_jsonl(
+        _rows_file(tmp_path, b"\n".join(_row(id=f"m{i}") for i in range(5))), UTC, "j")
+    assert [turn.external_id for turn in conversation.turns] == [f"m{i}" for i in range(5)]
+    rows = [_row(id="m1"), _row(id="m2"), _row(id="m3"), _row(id="m2")]
+    with pytest.raises(FormatError, match=r":4: .*duplicate id 'm2' \(first on line 2\)"):
+        read_jsonl(_rows_file(tmp_path, b"\n".join(rows), name="dup.jsonl"), UTC, "j")
+
+
+def test_interleaved_conversations_stream_in_file_order_with_their_sessions(tmp_path: Path):
+    from ramem_local.ingest.formats import open_turns
+
+    t0 = ts(2024, 1, 1)
+    rows = [_row(conversation="a", timestamp=t0, session="x"),
+            _row(conversation="b", timestamp=t0),
+            _row(conversation="a", timestamp=t0 + 60, session="y"),
+            _row(conversation="b", timestamp=t0 + 86400)]
+    source = open_turns(_rows_file(tmp_path, b"\n".join(rows)))
+    assert [(o.name, o.turn_count, [s.ordinal for s in o.sessions]) for o in source.outlines] \
+        == [("a", 2, [1, 2]), ("b", 2, [1, 2])]
+    assert [(index, turn.session_ordinal) for index, turn in source.turns()] \
+        == [(0, 1), (1, 1), (0, 2), (1, 2)]
+
+
+def test_a_file_changed_between_the_check_and_the_reading_is_refused(tmp_path: Path) -> None:
+    from ramem_local.ingest.formats import open_turns
+
+    path = _rows_file(tmp_path, b"\n".join([_row(), _row(text="y")]))
+    source = open_turns(path)
+    path.write_bytes(b"\n".join([_row(), _row(text="y"), _row(text="z")]))
+    with pytest.raises(FormatError, match="changed after it was checked"):
+        list(source.turns())

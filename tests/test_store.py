@@ -83,6 +83,40 @@ def test_foreign_sqlite_file_is_refused(tmp_path):
         Store.open(path)
 
 
+def test_a_bank_whose_creation_is_interrupted_is_created_anew_next_time(tmp_path, monkeypatch):
+    """The schema and the marker commit together (found by killing `ramem import` while it
+    created the bank: tables without a marker were refused as a foreign file ever after)."""
+    real_set_meta = Store.set_meta
+
+    def killed_after_the_marker(self, key, value):
+        if key == "created_at":
+            raise KeyboardInterrupt
+        real_set_meta(self, key, value)
+
+    monkeypatch.setattr(Store, "set_meta", killed_after_the_marker)
+    with pytest.raises(KeyboardInterrupt):
+        Store.open(tmp_path / "bank.db")
+    monkeypatch.undo()
+    check = apsw.Connection(str(tmp_path / "bank.db"))
+    assert list(check.execute("SELECT name FROM sqlite_master")) == []
+    check.close()
+    store = Store.open(tmp_path / "bank.db")
+    assert store.get_meta("marker") == "ramem-bank" and store.get_meta("created_at")
+
+
+def test_a_bank_left_without_its_marker_by_an_older_version_is_opened(tmp_path):
+    store = make_bank(tmp_path, vectors=False)
+    store.db.execute("DELETE FROM meta")
+    store.close()
+    store = Store.open(tmp_path / "bank.db")
+    assert store.get_meta("marker") == "ramem-bank"
+    store.db.execute("DELETE FROM meta")
+    store.db.execute("INSERT INTO schema_migrations VALUES ('not_ours', 0)")
+    store.close()
+    with pytest.raises(StoreError, match="not a ramem bank"):
+        Store.open(tmp_path / "bank.db")
+
+
 def test_non_sqlite_file_is_refused(tmp_path):
     path = tmp_path / "notes.db"
     path.write_text("these are my notes, not a database\n" * 100)
@@ -324,19 +358,24 @@ def test_missing_ranks_inside_the_range_rank_after_the_lists_last_hit(tmp_path, 
         assert row.rrf == pytest.approx(expected)
 
 
-def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path):
+@pytest.mark.parametrize("ties", [False, True])
+def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path, ties):
     """Ingest writes each turn memory with the neighbours its batch knows (so FTS5, with
-    secure-delete, does not rewrite every row) and refreshes only the edges: the result must
-    be exactly what the store's SQL computes from all turns, also for turns given out of order
-    and sessions that span batches."""
+    secure-delete, does not rewrite every row) and refreshes only the turns next to the
+    batch's: the result must be exactly what the store's SQL computes from all turns, also
+    for turns given out of order, sessions that span batches, and (``ties``) turns of one
+    time, ordered by id, whose neighbours come in other batches."""
     import json
 
     from ramem_local.api import Memory
     from ramem_local.ingest.pipeline import DEFAULT_BATCH
     from ramem_local.store.schema import REFRESH_NEIGHBOURS
 
+    def minute(i: int) -> int:
+        return (i * 7) % 300 // 10 if ties else (i * 7) % 300
+
     rows = [{"speaker": "A" if i % 2 else "B", "text": f"turn {i} says word{i}",
-             "timestamp": 1700000000 + 60 * ((i * 7) % 300), "session": (i * 7) % 300 // 90 + 1}
+             "timestamp": 1700000000 + 60 * minute(i), "session": (i * 7) % 300 // 90 + 1}
             for i in range(300)]
     assert len(rows) > 2 * DEFAULT_BATCH
     path = tmp_path / "chat.jsonl"
@@ -350,6 +389,22 @@ def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path):
         refreshed = dict(store.db.execute("SELECT id, neighbours FROM memories"))
     assert stored == refreshed
     assert sum(1 for text in stored.values() if text) == 300
+
+
+def test_the_neighbours_of_a_batch_are_found_without_scanning_the_bank(tmp_path):
+    """Ingest refreshes the neighbour text around every batch: that must be index lookups
+    (a scan of turns or memories per batch made ingest time per turn grow with the bank)."""
+    import json
+
+    from ramem_local.store.schema import NEIGHBOURS_AROUND
+
+    store = make_bank(tmp_path, vectors=False)
+    add_conversation(store, [f"t{i}" for i in range(50)], session_starts=(0, DAY))
+    plan = [row[3] for row in store.db.execute(
+        "EXPLAIN QUERY PLAN " + NEIGHBOURS_AROUND, {"turn_ids": json.dumps([1, 2, 3])})]
+    scans = [step for step in plan if step.startswith("SCAN")]
+    assert scans and all(step.startswith(("SCAN chosen", "SCAN x")) for step in scans), plan
+    assert any("turns_session_time" in step for step in plan), plan
 
 
 def test_a_batch_knows_the_neighbours_of_its_own_turns_session_by_session():

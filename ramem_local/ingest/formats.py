@@ -30,23 +30,29 @@ the previous session (a session's span runs to the next session's start, so star
 
 Every problem raises :class:`FormatError` with one readable line (file name, line number when
 known, what is wrong). Turn text is never altered: not stripped, not re-encoded.
+
+``ingest`` reads a JSONL file twice, one line at a time (:func:`open_turns`): the first pass
+checks everything and keeps only each conversation's outline, the second yields the turns to
+write; memory does not grow with the file. LoCoMo files are read whole (they are small).
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
-from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from ramem_local.errors import InputError
 from ramem_local.timebounds import MIN_TIME, check_bounds, unix_seconds
-from ramem_local.types import ParsedConversation, Session, Turn
+from ramem_local.types import ConversationOutline, ParsedConversation, Session, Turn
 
 UTC = timezone.utc
 SESSION_GAP_SECONDS = 6 * 3600
@@ -104,9 +110,10 @@ def _short(value: Any, limit: int = 60) -> str:
 def detect_format(path: Path) -> str:
     """Return ``"locomo"`` or ``"jsonl"`` from the extension, else from the content.
 
-    ``.jsonl``/``.ndjson`` are JSONL and ``.json`` is LoCoMo. Other names are sniffed: ``[`` opens
-    a LoCoMo list; ``{`` is JSONL when the first non-blank line is a complete object that is not a
-    LoCoMo sample (no ``conversation`` key), else LoCoMo (a pretty-printed sample).
+    ``.jsonl``/``.ndjson`` are JSONL and ``.json`` is LoCoMo. Other names are sniffed (only
+    the first non-blank line is read): ``[`` opens a LoCoMo list; ``{`` is JSONL when that line
+    is a complete object that is not a LoCoMo sample (no ``conversation`` key), else LoCoMo
+    (a pretty-printed sample).
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -114,10 +121,11 @@ def detect_format(path: Path) -> str:
         return "jsonl"
     if suffix in _JSON_SUFFIXES:
         return "locomo"
-    text = _read_text(path)
-    stripped = text.lstrip()
-    if not stripped:
+    with closing(_nonblank_lines(path)) as lines:
+        line = next(lines, None)
+    if line is None:
         raise FormatError("empty file: cannot detect its format", path=path)
+    stripped = line[1].lstrip()
     first = stripped[0]
     if first == "[":
         return "locomo"
@@ -127,6 +135,8 @@ def detect_format(path: Path) -> str:
             obj = json.loads(first_line)
         except json.JSONDecodeError:
             return "locomo"  # an object spread over several lines: a pretty-printed sample
+        except (RecursionError, ValueError):  # nesting too deep, a number too long
+            return "jsonl"  # one line, one object: the JSONL reader reports it with its line
         return "locomo" if isinstance(obj, dict) and "conversation" in obj else "jsonl"
     raise FormatError(
         f"unknown format: expected LoCoMo JSON or JSONL, file starts with {_short(first)}",
@@ -135,7 +145,8 @@ def detect_format(path: Path) -> str:
 
 
 def read_conversations(path: Path, fmt: str = "auto", tz: tzinfo = UTC) -> list[ParsedConversation]:
-    """Read ``path`` in format ``fmt`` (``auto``, ``locomo`` or ``jsonl``)."""
+    """Read ``path`` in format ``fmt`` (``auto``, ``locomo`` or ``jsonl``), all in memory
+    (``ingest`` streams instead: :func:`open_turns`)."""
     path = Path(path)
     if fmt == "auto":
         fmt = detect_format(path)
@@ -143,7 +154,26 @@ def read_conversations(path: Path, fmt: str = "auto", tz: tzinfo = UTC) -> list[
         return read_locomo(path, tz)
     if fmt == "jsonl":
         return read_jsonl(path, tz, default_name=path.stem)
-    raise FormatError(
+    raise _unknown_format(fmt, path)
+
+
+def open_turns(path: Path, fmt: str = "auto", tz: tzinfo = UTC) -> TurnSource:
+    """Check the whole of ``path`` (every error is raised here, before anything is written)
+    and return its turns' source. A JSONL file is read twice, line by line, and never held
+    whole; a LoCoMo file is read whole (a few MB at most: 10 conversations of the benchmark
+    are 2.8 MB)."""
+    path = Path(path)
+    if fmt == "auto":
+        fmt = detect_format(path)
+    if fmt == "locomo":
+        return source_of(read_locomo(path, tz))
+    if fmt == "jsonl":
+        return scan_jsonl(path, tz, default_name=path.stem)
+    raise _unknown_format(fmt, path)
+
+
+def _unknown_format(fmt: str, path: Path) -> FormatError:
+    return FormatError(
         f"unknown format {_short(fmt)}: expected one of auto, {', '.join(FORMATS)}", path=path
     )
 
@@ -153,6 +183,66 @@ def _read_text(path: Path) -> str:
         return path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise FormatError(f"not UTF-8 text (byte {exc.start})", path=path) from exc
+
+
+def _nonblank_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of every non-blank line, read one line at a time, as reading
+    the whole text would give them: UTF-8 with an optional BOM (the byte of a decoding error
+    is counted from the start, after the BOM), lines ending at "\n", "\r\n" or "\r" (not at
+    U+2028 and the like, which a JSON string may hold), the line ending not included."""
+    offset = 0
+    number = 0
+    with path.open("rb") as handle:
+        for data in handle:
+            if offset == 0 and data.startswith(codecs.BOM_UTF8):
+                data = data[len(codecs.BOM_UTF8):]
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise FormatError(f"not UTF-8 text (byte {offset + exc.start})",
+                                  path=path) from exc
+            offset += len(data)
+            if text.endswith("\n"):
+                text = text[:-2] if text.endswith("\r\n") else text[:-1]
+            elif text.endswith("\r"):
+                text = text[:-1]
+            for part in text.split("\r"):  # a lone carriage return ends a line too
+                number += 1
+                if part.strip():
+                    yield number, part
+
+
+@dataclass
+class TurnSource:
+    """A checked input file: the outline of every conversation now, the turns on demand.
+
+    ``turns()`` yields ``(index into outlines, turn)`` in file order, each turn with its
+    session ordinal; for a JSONL file it reads the file again, one line at a time."""
+
+    outlines: list[ConversationOutline]
+    turns: Callable[[], Iterator[tuple[int, Turn]]]
+
+
+def source_of(conversations: Sequence[ParsedConversation]) -> TurnSource:
+    """The source of conversations already in memory."""
+
+    def turns() -> Iterator[tuple[int, Turn]]:
+        for index, conversation in enumerate(conversations):
+            for turn in conversation.turns:
+                yield index, turn
+
+    return TurnSource([conversation.outline() for conversation in conversations], turns)
+
+
+def collect(source: TurnSource) -> list[ParsedConversation]:
+    """All the conversations of a source, in memory."""
+    conversations = [
+        ParsedConversation(name=o.name, sessions=o.sessions, turns=[], participants=o.participants)
+        for o in source.outlines
+    ]
+    for index, turn in source.turns():
+        conversations[index].turns.append(turn)
+    return conversations
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,15 +468,154 @@ class _Line:
 
 
 def read_jsonl(path: Path, tz: tzinfo, default_name: str) -> list[ParsedConversation]:
-    """Read a JSONL file of turns (format in the module docstring)."""
+    """Read a JSONL file of turns (format in the module docstring), all in memory."""
+    return collect(scan_jsonl(path, tz, default_name))
+
+
+def scan_jsonl(path: Path, tz: tzinfo, default_name: str) -> TurnSource:
+    """Check a JSONL file line by line and return its source (the turns are read again).
+
+    The first pass keeps, per conversation, its sessions and speakers, the first problem of
+    each kind and a 64-bit hash of each turn id: no turn text, so memory does not grow with
+    the file (but for 8 bytes a turn id). It raises the error reading the whole file raised
+    before: a byte that is not UTF-8 anywhere, else the first bad line, else an empty file,
+    else the first conversation's problem (mixed labels, a repeated id, a session out of
+    order, in that order)."""
     path = Path(path)
-    lines = list(_jsonl_lines(path, tz, default_name))
-    if not lines:
+    stamp = _file_stamp(path)
+    scans: dict[str, _ConversationScan] = {}
+    first_error: FormatError | None = None
+    for number, raw in _nonblank_lines(path):
+        if first_error is not None:
+            continue  # the rest is only decoded: a byte that is not UTF-8 is reported first
+        try:
+            line = _parse_jsonl_line(raw, number, path, tz, default_name)
+        except FormatError as exc:
+            first_error = exc
+            continue
+        if line.conversation not in scans:
+            scans[line.conversation] = _ConversationScan(line)
+        scans[line.conversation].add(line, path)
+    if first_error is not None:
+        raise first_error
+    if not scans:
         raise FormatError("empty file: no turns", path=path)
-    by_conversation: dict[str, list[_Line]] = {}
-    for line in lines:
-        by_conversation.setdefault(line.conversation, []).append(line)
-    return [_build_conversation(name, group, path) for name, group in by_conversation.items()]
+    for scan in scans.values():
+        scan.check(path, tz, default_name)
+    outlines = [scan.outline() for scan in scans.values()]
+    return TurnSource(outlines, lambda: _jsonl_turns(path, tz, default_name, outlines, stamp))
+
+
+def _file_stamp(path: Path) -> tuple[int, int]:
+    status = path.stat()
+    return status.st_size, status.st_mtime_ns
+
+
+def _jsonl_turns(path: Path, tz: tzinfo, default_name: str,
+                 outlines: list[ConversationOutline],
+                 stamp: tuple[int, int]) -> Iterator[tuple[int, Turn]]:
+    """The second pass: every turn again, in file order, with its session ordinal."""
+    changed = FormatError("the file changed after it was checked; run the command again",
+                          path=path)
+    if _file_stamp(path) != stamp:
+        raise changed
+    index_of = {outline.name: index for index, outline in enumerate(outlines)}
+    ordinals = [_SessionOrdinals() for _ in outlines]
+    for number, raw in _nonblank_lines(path):
+        line = _parse_jsonl_line(raw, number, path, tz, default_name)
+        index = index_of.get(line.conversation)
+        if index is None:
+            raise changed
+        line.turn.session_ordinal = ordinals[index].of(line)
+        yield index, line.turn
+
+
+class _SessionOrdinals:
+    """A conversation's session ordinals, turn after turn: labels numbered by first
+    appearance, else a new session when consecutive turns are more than
+    :data:`SESSION_GAP_SECONDS` apart (either way). Both passes replay it alike."""
+
+    def __init__(self) -> None:
+        self.labels: dict[str, int] = {}
+        self.current = 0
+        self.last: int | None = None
+
+    def of(self, line: _Line) -> int:
+        if line.session is not None:
+            return self.labels.setdefault(line.session, len(self.labels) + 1)
+        timestamp = line.turn.timestamp
+        if self.last is None or abs(timestamp - self.last) > SESSION_GAP_SECONDS:
+            self.current += 1
+        self.last = timestamp
+        return self.current
+
+
+class _ConversationScan:
+    """What the first pass keeps of one conversation (see :func:`scan_jsonl`)."""
+
+    def __init__(self, first: _Line) -> None:
+        self.name = first.conversation
+        self.labelled = first.session is not None
+        self.ordinals = _SessionOrdinals()
+        self.sessions: list[Session] = []
+        self.speakers: dict[str, None] = {}
+        self.turn_count = 0
+        self.mixed_at: int | None = None  # the first line that breaks the labelling
+        self.late_session: FormatError | None = None  # the first session out of order
+        self.id_hashes = array("q")
+
+    def add(self, line: _Line, path: Path) -> None:
+        self.turn_count += 1
+        self.speakers.setdefault(line.turn.speaker)
+        if line.turn.external_id is not None:
+            self.id_hashes.append(hash(line.turn.external_id))
+        if self.mixed_at is not None:
+            return
+        if (line.session is not None) != self.labelled:
+            self.mixed_at = line.number
+            return
+        ordinal = self.ordinals.of(line)
+        if ordinal > len(self.sessions):  # first turn of a new session
+            if self.late_session is None:
+                self.late_session = _late_session(self.sessions, line, self.name, path)
+            self.sessions.append(Session(ordinal=ordinal, start=line.turn.timestamp))
+
+    def check(self, path: Path, tz: tzinfo, default_name: str) -> None:
+        if self.mixed_at is not None:
+            raise FormatError(
+                f"conversation {_short(self.name)} mixes turns with and without 'session'",
+                path=path,
+                line=self.mixed_at,
+            )
+        repeated = _repeated(self.id_hashes)
+        if repeated:  # confirmed (and placed) by reading the file again
+            lines = _conversation_lines(path, tz, default_name, self.name)
+            _check_unique_jsonl_ids(lines, self.name, path, only_hashes=repeated)
+        if self.late_session is not None:
+            raise self.late_session
+
+    def outline(self) -> ConversationOutline:
+        return ConversationOutline(name=self.name, sessions=self.sessions,
+                                   participants=list(self.speakers),
+                                   turn_count=self.turn_count)
+
+
+def _conversation_lines(path: Path, tz: tzinfo, default_name: str,
+                        name: str) -> Iterator[_Line]:
+    for number, raw in _nonblank_lines(path):
+        line = _parse_jsonl_line(raw, number, path, tz, default_name)
+        if line.conversation == name:
+            yield line
+
+
+def _repeated(hashes: array) -> set[int]:
+    """The values that occur more than once (sorted with numpy: 8 bytes a value)."""
+    if len(hashes) < 2:
+        return set()
+    import numpy as np
+
+    values = np.sort(np.frombuffer(hashes, dtype=np.int64))
+    return {int(value) for value in values[1:][values[1:] == values[:-1]]}
 
 
 def write_jsonl(turns: Iterable[tuple[str, Turn]], path: Path, tz: tzinfo) -> int:
@@ -411,14 +640,6 @@ def write_jsonl(turns: Iterable[tuple[str, Turn]], path: Path, tz: tzinfo) -> in
             count += 1
     partial.replace(path)
     return count
-
-
-def _jsonl_lines(path: Path, tz: tzinfo, default_name: str) -> Iterator[_Line]:
-    text = _read_text(path)
-    # Split on "\n" only: str.splitlines would also split on U+2028 etc. inside JSON strings.
-    for number, raw in enumerate(text.split("\n"), start=1):
-        if raw.strip():
-            yield _parse_jsonl_line(raw, number, path, tz, default_name)
 
 
 def _parse_jsonl_line(raw: str, number: int, path: Path, tz: tzinfo, default_name: str) -> _Line:
@@ -502,33 +723,14 @@ def parse_timestamp(value: Any, tz: tzinfo) -> int:
     raise ValueError(f"bad timestamp {_short(value)}: expected ISO 8601 or Unix seconds")
 
 
-def _build_conversation(name: str, lines: list[_Line], path: Path) -> ParsedConversation:
-    labelled = [line.session is not None for line in lines]
-    if any(labelled) and not all(labelled):
-        first_odd = lines[labelled.index(not labelled[0])]
-        raise FormatError(
-            f"conversation {_short(name)} mixes turns with and without 'session'",
-            path=path,
-            line=first_odd.number,
-        )
-    _check_unique_jsonl_ids(lines, name, path)
-    ordinals = _label_sessions(lines) if labelled[0] else _gap_sessions(lines)
-    sessions: list[Session] = []
-    for line, ordinal in zip(lines, ordinals, strict=True):
-        line.turn.session_ordinal = ordinal
-        if ordinal > len(sessions):  # first turn of a new session
-            _check_ascending(sessions, line, name, path)
-            sessions.append(Session(ordinal=ordinal, start=line.turn.timestamp))
-    turns = [line.turn for line in lines]
-    participants = list(dict.fromkeys(turn.speaker for turn in turns))
-    return ParsedConversation(name=name, sessions=sessions, turns=turns, participants=participants)
-
-
-def _check_unique_jsonl_ids(lines: list[_Line], name: str, path: Path) -> None:
+def _check_unique_jsonl_ids(lines: Iterable[_Line], name: str, path: Path, *,
+                            only_hashes: set[int]) -> None:
+    """Raise on the first id repeated in ``lines``; only ids of these hashes are followed
+    (the others occur once), so the memory is that of the repeats."""
     first_line: dict[str, int] = {}
     for line in lines:
         ext = line.turn.external_id
-        if ext is None:
+        if ext is None or hash(ext) not in only_hashes:
             continue
         if ext in first_line:
             raise FormatError(
@@ -540,30 +742,18 @@ def _check_unique_jsonl_ids(lines: list[_Line], name: str, path: Path) -> None:
         first_line[ext] = line.number
 
 
-def _label_sessions(lines: list[_Line]) -> list[int]:
-    """Ordinals 1, 2, … by first appearance of each ``session`` label."""
-    ordinal_of: dict[str | None, int] = {}
-    return [ordinal_of.setdefault(line.session, len(ordinal_of) + 1) for line in lines]
-
-
-def _gap_sessions(lines: list[_Line]) -> list[int]:
-    """Start a new session when consecutive turns are more than 6 hours apart (either way)."""
-    ordinals = [1]
-    for previous, line in pairwise(lines):
-        gap = abs(line.turn.timestamp - previous.turn.timestamp)
-        ordinals.append(ordinals[-1] + (1 if gap > SESSION_GAP_SECONDS else 0))
-    return ordinals
-
-
-def _check_ascending(sessions: list[Session], line: _Line, name: str, path: Path) -> None:
+def _late_session(sessions: list[Session], line: _Line, name: str,
+                  path: Path) -> FormatError | None:
+    """The error of a session that starts before the one before it, if this one does."""
     if sessions and line.turn.timestamp < sessions[-1].start:
-        raise FormatError(
+        return FormatError(
             f"conversation {_short(name)}: session {len(sessions) + 1} starts at "
             f"{_iso(line.turn.timestamp)}, before session {len(sessions)} "
             f"({_iso(sessions[-1].start)}); sessions must start in ascending order",
             path=path,
             line=line.number,
         )
+    return None
 
 
 def _iso(ts: int) -> str:

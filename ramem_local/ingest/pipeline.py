@@ -9,7 +9,7 @@ nothing and an interrupted one resumes where it stopped.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import tzinfo
 
@@ -17,10 +17,12 @@ from ..errors import InputError
 from ..protocols import Embedder
 from ..store import Store
 from ..timebounds import BOUNDS_TEXT, in_bounds
-from ..types import ParsedConversation, Turn
+from ..types import ConversationOutline, ParsedConversation, Turn
 from .anchor import turn_memory
 
 DEFAULT_BATCH = 64
+# The most turns a streamed ingest holds before writing them (~4 MB of 1 KB turns).
+MAX_HELD = 64 * DEFAULT_BATCH
 Progress = Callable[[int], None]
 
 
@@ -55,13 +57,65 @@ def ingest_conversations(
 ) -> IngestReport:
     """Store the conversations' turns, one memory each; ``tz`` and ``country`` are the bank's
     (they read the dates in what was said: ``anchor.ground_event_time``)."""
+    check_times(conversations)  # before the first write: a bad time leaves the bank as it was
+    turns = ((index, turn) for index, conversation in enumerate(conversations)
+             for turn in conversation.turns)
+    return ingest_turns(
+        store, [conversation.outline() for conversation in conversations], turns,
+        embedder=embedder, tz=tz, country=country, kind=kind, source=source,
+        batch_size=batch_size, event_times=event_times, progress=progress,
+    )
+
+
+def ingest_turns(
+    store: Store,
+    outlines: Sequence[ConversationOutline],
+    turns: Iterable[tuple[int, Turn]],
+    *,
+    embedder: Embedder | None,
+    tz: tzinfo,
+    country: str | None = None,
+    kind: str = "chat",
+    source: str | None = None,
+    batch_size: int = DEFAULT_BATCH,
+    max_held: int = MAX_HELD,
+    event_times: bool = True,
+    progress: Progress | None = None,
+) -> IngestReport:
+    """Store a stream of ``(index into outlines, turn)`` (a checked file read again, turn by
+    turn). Each conversation's turns are written in batches of ``batch_size`` in the order
+    they come, as if the conversation came alone, so conversations interleaved in a file end
+    in the same bank. At most a batch of each conversation is held, and never more than
+    ``max_held`` turns in all: past that (hundreds of conversations interleaved), every
+    conversation's partial batch is written. Batches only group the writes: the bank's
+    content does not depend on them (neighbour text is completed around each batch)."""
     started = time.perf_counter()
     report = IngestReport()
-    check_times(conversations)  # before the first write: a bad time leaves the bank as it was
-    for conversation in conversations:
-        _ingest_one(store, conversation, embedder, tz, kind, source, batch_size, event_times,
-                    report, progress, country=country)
-        report.conversations += 1
+    check_session_times(outlines)
+    batches = _Batches(store, embedder, tz, country, event_times, report, progress)
+    writers: dict[int, _ConversationWriter] = {}
+    held = 0
+    for index, turn in turns:
+        writer = writers.get(index)
+        if writer is None:
+            writer = writers[index] = _ConversationWriter.start(
+                store, outlines[index], kind, source, report)
+        writer.buffer.append(turn)
+        writer.received += 1
+        held += 1
+        if len(writer.buffer) >= batch_size or writer.received >= writer.outline.turn_count:
+            held -= len(writer.buffer)
+            batches.write(writer)
+        elif held > max_held:
+            for each in writers.values():
+                batches.write(each)
+            held = 0
+    for index, outline in enumerate(outlines):
+        if index not in writers:  # a conversation without turns still gets its sessions
+            _ConversationWriter.start(store, outline, kind, source, report)
+        else:  # more turns than the outline said (a caller's stream): none is left behind
+            batches.write(writers[index])
+    report.conversations = len(outlines)
     if embedder is not None:
         report.vectors_new += embed_missing(store, embedder, batch_size=batch_size)
     report.seconds = time.perf_counter() - started
@@ -74,43 +128,71 @@ def check_times(conversations: Sequence[ParsedConversation]) -> None:
     for conversation in conversations:
         times = [(f"session {s.ordinal}", s.start) for s in conversation.sessions]
         times += [(f"turn {i + 1}", t.timestamp) for i, t in enumerate(conversation.turns)]
-        for where, seconds in times:
-            if not in_bounds(seconds):
-                raise InputError(f"conversation {conversation.name!r} {where}: time {seconds} "
-                                 f"is out of range ({BOUNDS_TEXT})")
+        _check_in_bounds(conversation.name, times)
 
 
-def _ingest_one(
-    store: Store,
-    conversation: ParsedConversation,
-    embedder: Embedder | None,
-    tz: tzinfo,
-    kind: str,
-    source: str | None,
-    batch_size: int,
-    event_times: bool,
-    report: IngestReport,
-    progress: Progress | None,
-    *,
-    country: str | None,
-) -> None:
-    with store.atomic():
-        conversation_id = store.ensure_conversation(conversation.name, kind=kind, source=source)
-        participants = conversation.participants or sorted({t.speaker for t in conversation.turns})
-        store.add_participants(conversation_id, participants)
-        session_ids = store.add_sessions(conversation_id, conversation.sessions)
-    report.sessions += len(conversation.sessions)
-    session_spans = {
-        ordinal: store.session_span(session_id) for ordinal, session_id in session_ids.items()
-    }
-    for start in range(0, len(conversation.turns), batch_size):
-        batch = conversation.turns[start : start + batch_size]
+def check_session_times(outlines: Sequence[ConversationOutline]) -> None:
+    """:func:`check_times` for what is known before the turns come: the sessions."""
+    for outline in outlines:
+        _check_in_bounds(outline.name, [(f"session {s.ordinal}", s.start)
+                                        for s in outline.sessions])
+
+
+def _check_in_bounds(name: str, times: list[tuple[str, int]]) -> None:
+    for where, seconds in times:
+        if not in_bounds(seconds):
+            raise InputError(f"conversation {name!r} {where}: time {seconds} "
+                             f"is out of range ({BOUNDS_TEXT})")
+
+
+@dataclass
+class _ConversationWriter:
+    """One conversation being written: its rows in the bank and the turns not written yet."""
+
+    outline: ConversationOutline
+    conversation_id: int
+    session_ids: dict[int, int]
+    session_spans: dict[int, tuple[int, int]]
+    buffer: list[Turn] = field(default_factory=list)
+    received: int = 0
+
+    @classmethod
+    def start(cls, store: Store, outline: ConversationOutline, kind: str, source: str | None,
+              report: IngestReport) -> _ConversationWriter:
+        """The conversation, its participants and all its sessions, in one transaction."""
+        with store.atomic():
+            conversation_id = store.ensure_conversation(outline.name, kind=kind, source=source)
+            store.add_participants(conversation_id, outline.participants)
+            session_ids = store.add_sessions(conversation_id, outline.sessions)
+        report.sessions += len(outline.sessions)
+        spans = {ordinal: store.session_span(session_id)
+                 for ordinal, session_id in session_ids.items()}
+        return cls(outline, conversation_id, session_ids, spans)
+
+
+@dataclass
+class _Batches:
+    """Writes a conversation's held turns as one batch; the same settings for all."""
+
+    store: Store
+    embedder: Embedder | None
+    tz: tzinfo
+    country: str | None
+    event_times: bool
+    report: IngestReport
+    progress: Progress | None
+
+    def write(self, writer: _ConversationWriter) -> None:
+        if not writer.buffer:
+            return
+        batch, writer.buffer = writer.buffer, []
         write_turn_batch(
-            store, conversation_id, conversation.name, session_ids, session_spans, batch,
-            participants, embedder, tz, event_times, report, country=country,
+            self.store, writer.conversation_id, writer.outline.name, writer.session_ids,
+            writer.session_spans, batch, writer.outline.participants, self.embedder, self.tz,
+            self.event_times, self.report, country=self.country,
         )
-        if progress is not None:
-            progress(len(batch))
+        if self.progress is not None:
+            self.progress(len(batch))
 
 
 def write_turn_batch(
@@ -159,15 +241,13 @@ def write_turn_batch(
         if vectors is not None and new_ids:
             store.add_vectors(new_ids, new_vectors)
             report.vectors_new += len(new_ids)
-        store.refresh_neighbours(
-            conversation_id, {session_ids[turn.session_ordinal] for turn in fresh}
-        )
+        store.refresh_neighbours_around([row.id for row in stored if row.is_new])
 
 
 def neighbours_within(turns: Sequence[Turn]) -> list[str]:
     """Each turn's neighbour text (the previous and next turn of its session, in time order)
-    as far as this batch knows it; ``Store.refresh_neighbours`` then corrects the few turns at
-    the batch's edges. Same text as the store's SQL: "previous next", trimmed."""
+    as far as this batch knows it; ``Store.refresh_neighbours_around`` then corrects the few
+    turns at the batch's edges. Same text as the store's SQL: "previous next", trimmed."""
     order = sorted(range(len(turns)),
                    key=lambda i: (turns[i].session_ordinal, turns[i].timestamp, i))
     text = [""] * len(turns)

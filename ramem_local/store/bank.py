@@ -52,12 +52,32 @@ def _create_owner_only(file: Path) -> None:
     os.chmod(file, BANK_FILE_MODE)  # whatever the umask let through
 
 
+def _unwritable(file: Path) -> list[str]:
+    """What of the bank keeps it from being written: the file, its folder (for the -wal and
+    -shm files), as the operating system answers for this process."""
+    parts = [("the bank file", file), ("its folder", file.parent)]
+    return [name for name, path in parts if path.exists() and not os.access(path, os.W_OK)]
+
+
+def read_only_error(path: str) -> StoreError:
+    """The one line for a bank that cannot be written, with what to do."""
+    parts = _unwritable(Path(path))
+    what = " and ".join(parts) if parts else "the file system"
+    verb = "are" if len(parts) > 1 else "is"
+    return StoreError(
+        f"the bank {path} is read-only ({what} {verb} not writable for this user): nothing was "
+        "written; make it writable and run the same command again")
+
+
 class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
     """Owns the connection, the schema and every SQL statement of a bank."""
 
-    def __init__(self, db: apsw.Connection, path: str):
+    def __init__(self, db: apsw.Connection, path: str, *, read_only: bool = False):
         self.db = db
         self.path = path
+        # SQLite opens a file it may not write read-only: reading works, the first write
+        # is refused by atomic() with a BankError that says so.
+        self.read_only = read_only
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -86,21 +106,32 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             existing = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
         except apsw.NotADBError as exc:
             raise StoreError(f"{path_str} is not a SQLite database (not a ramem bank)") from exc
+        except (apsw.ReadOnlyError, apsw.CantOpenError) as exc:
+            if _unwritable(Path(path_str)):  # a read-only folder: no -shm file could be made
+                raise read_only_error(path_str) from exc
+            raise StoreError(f"cannot open bank {path_str}: {exc}") from exc
         except apsw.Error as exc:
             raise StoreError(f"cannot open bank {path_str}: {exc}") from exc
-        store = cls(db, path_str)
+        store = cls(db, path_str, read_only=path_str != ":memory:" and db.readonly("main"))
         try:
             store._check_is_bank(existing)  # before any write: a foreign file stays untouched
+            if store.read_only and store._needs_migration(existing):
+                raise read_only_error(path_str)  # its schema must be brought up to date
         except StoreError:
             db.close()
             raise
+        if store.read_only:
+            return store
         if path_str != ":memory:":
             db.execute("PRAGMA journal_mode = WAL")
-        migrate(db, now())
-        if not existing:
-            store.set_meta("marker", BANK_MARKER)
-            store.set_meta("created_at", str(now()))
-            store.set_meta("timezone", "UTC")
+        # The schema and the marker commit together: a process killed while it creates the
+        # bank leaves an empty file (a new bank next time), never tables without a marker.
+        with db:
+            migrate(db, now())
+            if store.get_meta("marker") is None:
+                store.set_meta("marker", BANK_MARKER)
+                store.set_meta("created_at", str(now()))
+                store.set_meta("timezone", "UTC")
         return store
 
     def _check_is_bank(self, existing_tables: set[str]) -> None:
@@ -109,7 +140,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         if "meta" not in existing_tables or "schema_migrations" not in existing_tables:
             raise StoreError(f"{self.path} is a SQLite database but not a ramem bank")
         marker = self.get_meta("marker")
-        if marker != BANK_MARKER:
+        if marker != BANK_MARKER and not self._creation_was_interrupted(marker):
             raise StoreError(f"{self.path} is a SQLite database but not a ramem bank")
         known = {m.__name__ for m in MIGRATIONS}
         unknown = applied_migrations(self.db) - known
@@ -118,6 +149,20 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
                 f"{self.path} was written by a newer ramem (schema {sorted(unknown)[-1]}); "
                 f"this version knows schema {SCHEMA_VERSION}: upgrade ramem-local"
             )
+
+    def _creation_was_interrupted(self, marker: str | None) -> bool:
+        """A bank whose creation was killed between its schema and its marker (versions
+        before the two were one transaction): ramem's migrations applied, ``meta`` empty.
+        Opening it writes the marker."""
+        if marker is not None or self.db.execute("SELECT count(*) FROM meta").fetchone()[0]:
+            return False
+        applied = applied_migrations(self.db)
+        return bool(applied) and applied <= {m.__name__ for m in MIGRATIONS}
+
+    def _needs_migration(self, existing_tables: set[str]) -> bool:
+        if "schema_migrations" not in existing_tables:
+            return True
+        return bool({m.__name__ for m in MIGRATIONS} - applied_migrations(self.db))
 
     def close(self) -> None:
         self.db.close()
@@ -135,6 +180,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             with self.db:
                 yield
             return
+        self.require_writable()
         self._begin_immediate()
         try:
             yield
@@ -143,6 +189,11 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
                 self.db.execute("ROLLBACK")
             raise
         self.db.execute("COMMIT")
+
+    def require_writable(self) -> None:
+        """Refuse, with what to do, to write to a bank opened read-only (before a long read)."""
+        if self.read_only:
+            raise read_only_error(self.path)
 
     def _begin_immediate(self) -> None:
         for attempt in range(WRITE_ATTEMPTS):

@@ -18,7 +18,7 @@ from .retrieval_sql import (
     session_overlap_by_time_statement,
     session_overlap_statement,
 )
-from .schema import REFRESH_NEIGHBOURS
+from .schema import NEIGHBOURS_AROUND, REFRESH_NEIGHBOURS
 
 if TYPE_CHECKING:  # numpy is imported when a vector is stored: `ramem --help` does not need it
     import numpy as np
@@ -123,6 +123,16 @@ class MemoryTables:
             "conversation_id": conversation_id,
             "session_ids": json.dumps(sorted(set(session_ids))),
         })
+
+    def refresh_neighbours_around(self, turn_ids: Sequence[int]) -> None:
+        """Recompute the neighbour text of the turn memories of these turns (just added) and
+        of the turns just before and after each in its session: whatever the size of the
+        session, only those change."""
+        if not turn_ids:
+            return
+        changed = self.db.execute(
+            NEIGHBOURS_AROUND, {"turn_ids": json.dumps(list(turn_ids))}).fetchall()
+        self.db.executemany("UPDATE memories SET neighbours = ?2 WHERE id = ?1", changed)
 
     def add_vectors(self, memory_ids: Sequence[int], vectors: np.ndarray) -> None:
         if not memory_ids:

@@ -233,6 +233,53 @@ WHERE memories.id = turn_memory.memory_id AND memories.neighbours != turn_memory
 """
 
 
+# The neighbour text of the turn memories around some turns (a JSON array of turn ids), where
+# it is not what is stored: ``(memory id, text)``. The turns are those
+# turns' own, and that of the turn just before and just after each of them in its session (time
+# order, then id), the only ones whose neighbours change when these turns are added. With the
+# index turns(session_id, timestamp) each is a few B-tree steps, however long the session and
+# the bank (the statement above, run per batch, scanned the bank). A SELECT, not an UPDATE ...
+# FROM: SQLite drove such an UPDATE by a scan of its target table, all memories.
+NEIGHBOURS_AROUND = """
+WITH
+added AS (
+    SELECT t.id, t.session_id, t.timestamp
+    FROM json_each(:turn_ids) AS chosen CROSS JOIN turns AS t ON t.id = chosen.value
+),
+touched AS (
+    SELECT id FROM added
+    UNION
+    SELECT (SELECT p.id FROM turns AS p
+            WHERE p.session_id = a.session_id AND (p.timestamp, p.id) < (a.timestamp, a.id)
+            ORDER BY p.timestamp DESC, p.id DESC LIMIT 1)
+    FROM added AS a
+    UNION
+    SELECT (SELECT n.id FROM turns AS n
+            WHERE n.session_id = a.session_id AND (n.timestamp, n.id) > (a.timestamp, a.id)
+            ORDER BY n.timestamp, n.id LIMIT 1)
+    FROM added AS a
+),
+around AS (
+    SELECT t.id,
+           trim(coalesce((SELECT p.text FROM turns AS p
+                          WHERE p.session_id = t.session_id
+                            AND (p.timestamp, p.id) < (t.timestamp, t.id)
+                          ORDER BY p.timestamp DESC, p.id DESC LIMIT 1), '')
+                || ' ' ||
+                coalesce((SELECT n.text FROM turns AS n
+                          WHERE n.session_id = t.session_id
+                            AND (n.timestamp, n.id) > (t.timestamp, t.id)
+                          ORDER BY n.timestamp, n.id LIMIT 1), '')) AS neighbours
+    FROM touched AS x CROSS JOIN turns AS t ON t.id = x.id
+)
+SELECT m.id, around.neighbours
+FROM around
+CROSS JOIN memory_turns AS mt ON mt.turn_id = around.id
+CROSS JOIN memories AS m ON m.id = mt.memory_id AND m.kind = 'turn'
+WHERE m.neighbours != around.neighbours
+"""
+
+
 def m004_fts_secure_delete(db: apsw.Connection) -> None:
     """Forgetting leaves nothing: FTS5's ``secure-delete`` option (SQLite >= 3.42) removes a
     deleted row's terms from the index instead of writing delete markers that repeat them.
@@ -300,8 +347,21 @@ def m005_binary_index(db: apsw.Connection) -> None:
     )
 
 
+def m006_turns_in_session_order(db: apsw.Connection) -> None:
+    """Turns indexed in session time order: the turns next to a new one are found in a few
+    steps (``NEIGHBOURS_AROUND``, once per ingest batch), so ingest time no longer
+    grows with the bank. It replaces ``turns_session``, its prefix."""
+    db.execute(
+        """
+        CREATE INDEX turns_session_time ON turns(session_id, timestamp);
+        DROP INDEX turns_session;
+        """
+    )
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
+    m006_turns_in_session_order,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
