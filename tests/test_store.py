@@ -335,10 +335,12 @@ def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path):
     from ramem_local.ingest.pipeline import DEFAULT_BATCH
     from ramem_local.store.schema import REFRESH_NEIGHBOURS
 
+    count = 2 * DEFAULT_BATCH + 99  # prime to 7: (i * 7) % count visits every slot once
     rows = [{"speaker": "A" if i % 2 else "B", "text": f"turn {i} says word{i}",
-             "timestamp": 1700000000 + 60 * ((i * 7) % 300), "session": (i * 7) % 300 // 90 + 1}
-            for i in range(300)]
-    assert len(rows) > 2 * DEFAULT_BATCH
+             "timestamp": 1700000000 + 60 * ((i * 7) % count),
+             "session": (i * 7) % count // (count // 3 + 1) + 1}
+            for i in range(count)]
+    assert len(rows) > 2 * DEFAULT_BATCH and count % 7
     path = tmp_path / "chat.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     bank = tmp_path / "bank.db"
@@ -349,7 +351,7 @@ def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path):
         store.db.execute(REFRESH_NEIGHBOURS, {"conversation_id": None, "session_ids": None})
         refreshed = dict(store.db.execute("SELECT id, neighbours FROM memories"))
     assert stored == refreshed
-    assert sum(1 for text in stored.values() if text) == 300
+    assert sum(1 for text in stored.values() if text) == count
 
 
 def test_a_batch_knows_the_neighbours_of_its_own_turns_session_by_session():
