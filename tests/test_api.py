@@ -209,16 +209,19 @@ def test_interrupted_ingest_resumes_without_duplicates(tmp_path, hashing_embedde
             self.embedded += len(texts)
             return super().embed_documents(texts)
 
-    total = 300
+    from ramem_local.ingest.pipeline import DEFAULT_BATCH
+
+    total = 2 * DEFAULT_BATCH + 100
+    allowed = DEFAULT_BATCH + DEFAULT_BATCH // 2  # the second batch fails
     source = write_jsonl(tmp_path / "long.jsonl", many_turns(total))
     path = tmp_path / "bank.db"
-    failing = FailingEmbedder(allowed=150)
+    failing = FailingEmbedder(allowed=allowed)
     with Memory.open(path, embedder=failing) as memory:
         with pytest.raises(Interrupted):
             memory.ingest(source)
         stored_before = memory.stats()["turns"]
     assert 0 < stored_before < total, "the crash happened in the middle of the ingest"
-    assert failing.embedded <= 150
+    assert failing.embedded <= allowed
 
     with Memory.open(path, embedder=embedder_class()) as memory:
         report = memory.ingest(source)

@@ -333,6 +333,29 @@ def test_decoder_gets_position_ids_and_empty_past(decoder_dir: Path) -> None:
     assert past.shape == (2, 2, 0, 4) and past.dtype == np.float32
 
 
+def test_batches_group_texts_by_token_count_not_characters(decoder_dir: Path) -> None:
+    # The longest text in characters is one unknown token, the second shortest is four
+    # tokens: sorted by tokens each batch holds texts of one length, padded to nothing.
+    embedder = OnnxEmbedder(_decoder_spec(decoder_dir), threads=1, batch_size=2)
+    spy = _SpySession(embedder._session)
+    embedder._session = spy
+    texts = ["unknownwordunknownwordunknown", "eta eta eta eta", "beta", "zeta eta theta iota"]
+    embedder.embed_documents(texts)
+    lengths = [f["attention_mask"].sum(axis=1).tolist() for f in spy.feeds]
+    assert lengths == [[2, 2], [5, 5]]  # with [EOS]; by characters: [[2, 5], [5, 2]]
+    assert [f["input_ids"].shape[1] for f in spy.feeds] == [2, 5]
+
+
+def test_pad_batch_pads_on_the_right() -> None:
+    from ramem_local.runtime.embedder import pad_batch
+
+    ids, mask = pad_batch([[5, 6, 7], [8]], pad_id=0)
+    np.testing.assert_array_equal(ids, [[5, 6, 7], [8, 0, 0]])
+    np.testing.assert_array_equal(mask, [[1, 1, 1], [1, 0, 0]])
+    assert ids.dtype == mask.dtype == np.int64
+    assert pad_batch([], pad_id=0)[0].shape == (0, 0)
+
+
 @pytest.mark.parametrize("mode", ["last_token", "mean"])
 def test_decoder_pooling_matches_numpy(decoder_dir: Path, mode: str) -> None:
     embedder = OnnxEmbedder(_decoder_spec(decoder_dir, pooling=mode), threads=1, batch_size=3)

@@ -371,13 +371,16 @@ def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path, 
     from ramem_local.ingest.pipeline import DEFAULT_BATCH
     from ramem_local.store.schema import REFRESH_NEIGHBOURS
 
+    count = 2 * DEFAULT_BATCH + 99  # prime to 7: (i * 7) % count visits every slot once
+
     def minute(i: int) -> int:
-        return (i * 7) % 300 // 10 if ties else (i * 7) % 300
+        return (i * 7) % count // 10 if ties else (i * 7) % count
 
     rows = [{"speaker": "A" if i % 2 else "B", "text": f"turn {i} says word{i}",
-             "timestamp": 1700000000 + 60 * minute(i), "session": (i * 7) % 300 // 90 + 1}
-            for i in range(300)]
-    assert len(rows) > 2 * DEFAULT_BATCH
+             "timestamp": 1700000000 + 60 * minute(i),
+             "session": (i * 7) % count // (count // 3 + 1) + 1}
+            for i in range(count)]
+    assert len(rows) > 2 * DEFAULT_BATCH and count % 7
     path = tmp_path / "chat.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     bank = tmp_path / "bank.db"
@@ -388,7 +391,7 @@ def test_neighbour_text_written_with_each_batch_equals_a_full_refresh(tmp_path, 
         store.db.execute(REFRESH_NEIGHBOURS, {"conversation_id": None, "session_ids": None})
         refreshed = dict(store.db.execute("SELECT id, neighbours FROM memories"))
     assert stored == refreshed
-    assert sum(1 for text in stored.values() if text) == 300
+    assert sum(1 for text in stored.values() if text) == count
 
 
 def test_the_neighbours_of_a_batch_are_found_without_scanning_the_bank(tmp_path):

@@ -350,7 +350,9 @@ def _pick_output(outputs: Sequence[Any]) -> tuple[str, bool]:
 class OnnxEmbedder:
     """Embed texts with an ONNX model on CPU; float32 vectors, optionally unit-normalised."""
 
-    def __init__(self, spec: EmbedderSpec, threads: int | None = None, batch_size: int = 32):
+    def __init__(self, spec: EmbedderSpec, threads: int | None = None, batch_size: int = 16):
+        """``batch_size``: texts per graph run. Cost per real token is about the same from 8 to
+        64 texts (MiniLM, measured), so smaller batches of sorted texts win by padding less."""
         _check_pooling(spec.pooling)
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
@@ -360,7 +362,7 @@ class OnnxEmbedder:
         self.name = spec.name
         self.batch_size = batch_size
         self._session = self._open_session(spec.model_path, threads)
-        self._tokenizer = self._open_tokenizer(spec.tokenizer_path, spec.max_length)
+        self._tokenizer, self._pad_id = self._open_tokenizer(spec.tokenizer_path, spec.max_length)
         self._inputs = [
             InputMeta(i.name, i.type, tuple(i.shape or ())) for i in self._session.get_inputs()
         ]
@@ -397,22 +399,24 @@ class OnnxEmbedder:
             raise EmbedderError(message) from None
 
     @staticmethod
-    def _open_tokenizer(path: Path, max_length: int) -> Any:
-        """Load tokenizer.json, replacing whatever truncation/padding it ships (often fixed 128)."""
+    def _open_tokenizer(path: Path, max_length: int) -> tuple[Any, int]:
+        """Load tokenizer.json, replacing whatever truncation/padding it ships (often fixed 128);
+        also the pad id (the shipped padding's, read before it is turned off)."""
         from tokenizers import Tokenizer
 
         try:
             tokenizer = Tokenizer.from_file(str(path))
         except Exception as exc:
             raise EmbedderError(f"cannot load tokenizer {path}: {_first_line(exc)}") from None
-        pad_id, pad_token = _pad_token(tokenizer)
+        pad_id = _pad_id(tokenizer)
         tokenizer.enable_truncation(max_length=max_length)
-        tokenizer.enable_padding(direction="right", pad_id=pad_id, pad_token=pad_token, length=None)
-        return tokenizer
+        tokenizer.no_padding()  # each batch is padded to its own longest text (pad_batch)
+        return tokenizer, pad_id
 
     def _resolve_dimension(self) -> int:
         if self._native_dim is None:
-            self._native_dim = int(self._encode_batch(["dimension probe"]).shape[1])
+            probe = self._tokenizer.encode_batch(["dimension probe"])
+            self._native_dim = int(self._encode_batch(probe).shape[1])
         if self.spec.truncate_dim is not None:
             if self.spec.truncate_dim > self._native_dim:
                 raise EmbedderError(
@@ -435,20 +439,24 @@ class OnnxEmbedder:
         return self._embed([self.spec.query_prefix + text])[0]
 
     def _embed(self, texts: list[str]) -> np.ndarray:
-        """Batches of similar length (less padding to compute), results put back in input order."""
+        """Tokenise once, run batches of texts of similar token count (little padding to
+        compute), put the results back in input order.
+
+        Sorting by tokens rather than characters matters: LoCoMo's 2,760 turns in one call,
+        batches of 16, pad to 1.01x their tokens instead of 1.15x.
+        """
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        encodings = self._tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         for start in range(0, len(order), self.batch_size):
             chunk = order[start:start + self.batch_size]
-            pooled = self._encode_batch([texts[i] for i in chunk])
+            pooled = self._encode_batch([encodings[i] for i in chunk])
             out[chunk] = postprocess(pooled, self.spec.truncate_dim, self.spec.normalize)
         return out
 
-    def _encode_batch(self, texts: list[str]) -> np.ndarray:
-        """Tokenise (padded to the batch's longest), run the graph, pool: ``[batch, native]``."""
-        encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    def _encode_batch(self, encodings: list[Any]) -> np.ndarray:
+        """Pad to the batch's longest, run the graph, pool: ``[batch, native]``."""
+        ids, mask = pad_batch([e.ids for e in encodings], self._pad_id)
         feeds = build_feeds(self._inputs, ids, mask, self._hints)
         (hidden,) = self._session.run([self._output], feeds)
         pooled = np.asarray(hidden, dtype=np.float32)
@@ -460,6 +468,17 @@ class OnnxEmbedder:
                 f"spec says {self._native_dim}"
             )
         return pooled
+
+
+def pad_batch(token_ids: Sequence[Sequence[int]], pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(ids, attention_mask)`` int64 ``[batch, longest]``, padded on the right."""
+    width = max((len(row) for row in token_ids), default=0)
+    ids = np.full((len(token_ids), width), pad_id, dtype=np.int64)
+    mask = np.zeros((len(token_ids), width), dtype=np.int64)
+    for row, tokens in enumerate(token_ids):
+        ids[row, :len(tokens)] = tokens
+        mask[row, :len(tokens)] = 1
+    return ids, mask
 
 
 def _first_line(exc: BaseException) -> str:
@@ -479,14 +498,14 @@ def _check_texts(texts: Sequence[str]) -> list[str]:
     return texts
 
 
-def _pad_token(tokenizer: Any) -> tuple[int, str]:
+def _pad_id(tokenizer: Any) -> int:
     """The tokenizer's declared pad token, else a conventional one in its vocabulary, else id 0."""
     shipped = tokenizer.padding
     if shipped and shipped.get("pad_token") is not None:
-        return int(shipped.get("pad_id", 0)), str(shipped["pad_token"])
+        return int(shipped.get("pad_id", 0))
     for token in _PAD_TOKEN_CANDIDATES:
         token_id = tokenizer.token_to_id(token)
         if token_id is not None:
-            return int(token_id), token
-    return 0, tokenizer.id_to_token(0) or "[PAD]"
+            return int(token_id)
+    return 0
 
