@@ -24,8 +24,6 @@ from ramem_local.text import fts_match_query
 from ramem_local.types import ParsedConversation, Session, Turn
 
 UTC = timezone.utc
-# A context size no other test uses, so this module gets its own llama context: with prefix
-# reuse the outputs depend on what ran before in that context.
 N_CTX = 3072
 
 
@@ -79,10 +77,8 @@ def extraction_llm():
     # llama.cpp threads spin while they wait for each other: on a small, busy machine one
     # thread is several times faster than two (measured on 2 shared cores).
     threads = 1 if cores <= 2 else min(4, cores - 1)
-    # Reusing the shared system prompt's KV cache cuts each call's prompt time by ~2/3.
-    llm = LlamaRuntime(Path(value), n_ctx=N_CTX, n_threads=threads, reuse_prefix=True)
-    llm._model.llama.reset()  # start from an empty cache, whatever ran before
-    return llm
+    # The extraction instructions are evaluated once (the runtime's fixed prefix, default).
+    return LlamaRuntime(Path(value), n_ctx=N_CTX, n_threads=threads)
 
 
 def status_counts(memory: Memory) -> dict[str, int]:

@@ -11,7 +11,9 @@ llama-cpp-python (0.3.36) quirks handled here, each measured:
 * bounds above 1000 (``MAX_BOUND``) make llama.cpp refuse the grammar, and llama-cpp-python
   then segfaults: we ask llama.cpp first, once per schema;
 * its string rule admits raw control characters: we patch it as llama.cpp upstream does;
-* reusing the previous call's KV prefix changes greedy outputs: off by default;
+* reusing the previous call's KV prefix can change greedy outputs: off by default; instead the
+  fixed start of each prompt is evaluated once and restored before every call
+  (``prompt_prefix``), which keeps outputs independent of what ran before;
 * properties are generated in schema order (required first): order them as the model should
   think (e.g. "reasoning" before "answer").
 """
@@ -34,6 +36,7 @@ from typing import Any
 from ..errors import LLMError
 from ..protocols import LLMResult
 from ..schemas import MAX_BOUND, interpret
+from .prompt_prefix import ChatRenderer, PrefixKV
 
 # --------------------------------------------------------------------------- llama.cpp runtime
 
@@ -43,6 +46,9 @@ class _Loaded:
     llama: Any  # llama_cpp.Llama
     lock: threading.Lock  # a Llama context is not thread-safe
     grammar_ok: dict[str, bool] = field(default_factory=dict)  # schema JSON -> llama.cpp accepts
+    prefix_kv: PrefixKV = field(default_factory=PrefixKV)  # what the KV cache starts with
+    renderer: ChatRenderer | None = None  # set on first use when ``rendered`` is False
+    rendered: bool = False
 
 
 @dataclass(frozen=True)
@@ -183,15 +189,24 @@ class LlamaRuntime:
         chat_format: str | None = None,
         repeat_penalty: float = 1.1,
         reuse_prefix: bool = False,
+        fixed_prefix: bool = True,
     ) -> None:
         """``chat_format=None`` uses the chat template embedded in the GGUF (right for Qwen);
         ``thinking="hybrid"`` (Qwen3) appends ``/no_think`` to the last user message.
 
-        ``reuse_prefix=False`` clears the KV cache before every call. llama.cpp's results depend
-        on how the prompt was batched, so reusing the previous call's prefix makes the same
-        request answer differently depending on what ran before (measured with SmolLM2 at
-        temperature 0). Reproducible extraction is worth re-reading the prompt; pass True to
-        trade it for speed when many calls share a long system prompt.
+        How much of each prompt llama.cpp evaluates:
+
+        * ``fixed_prefix=True`` (default): the prompt's fixed start (template, system message,
+          header of the last message) is evaluated once per process and restored before each
+          call; only the rest is evaluated. Outputs depend on the request only (see
+          ``prompt_prefix``), though they may differ from ``fixed_prefix=False``'s, whose
+          batches differ. Needs the GGUF's own chat template (``chat_format=None``); otherwise
+          it falls back to a full evaluation.
+        * ``fixed_prefix=False``: the KV cache is cleared and the whole prompt evaluated.
+        * ``reuse_prefix=True`` (wins over both): llama-cpp-python reuses whatever prefix the
+          previous call left. llama.cpp's results depend on how the prompt was batched, so the
+          same request can then answer differently depending on what ran before (seen with
+          SmolLM2 at temperature 0 when this option was added).
         """
         self.model_path = Path(model_path)
         if not self.model_path.is_file():
@@ -202,6 +217,7 @@ class LlamaRuntime:
         self.thinking = thinking
         self.repeat_penalty = repeat_penalty
         self.reuse_prefix = reuse_prefix
+        self.fixed_prefix = fixed_prefix
         self.settings = LoadSettings(
             model_path=str(self.model_path.resolve()),
             n_ctx=n_ctx,
@@ -225,11 +241,11 @@ class LlamaRuntime:
         except Exception as exc:  # report, don't raise
             return _failed(f"schema: cannot compile grammar: {exc}", start)
         try:
+            prepared = prepare_messages(messages, self.thinking)
             with self._model.lock:
-                if not self.reuse_prefix:
-                    self._model.llama.reset()
+                self._prepare_context(prepared)
                 response = self._model.llama.create_chat_completion(
-                    messages=prepare_messages(messages, self.thinking),
+                    messages=prepared,
                     grammar=grammar,
                     temperature=temperature,
                     seed=self.seed,
@@ -239,6 +255,27 @@ class LlamaRuntime:
         except Exception as exc:  # e.g. prompt longer than the context
             return _failed(f"{type(exc).__name__}: {exc}", start)
         return _result(response, schema, start)
+
+    def _prepare_context(self, messages: list[dict]) -> None:
+        """Put the llama context in the state this call starts from (see ``__init__``)."""
+        loaded = self._model
+        if self.reuse_prefix:
+            loaded.prefix_kv.forget()  # llama-cpp-python matches against the previous call
+            return
+        renderer = self._renderer() if self.fixed_prefix else None
+        prefix = renderer.prefix(messages) if renderer is not None else ()
+        if prefix:
+            loaded.prefix_kv.place(loaded.llama, prefix)
+        else:
+            loaded.prefix_kv.forget()
+            loaded.llama.reset()
+
+    def _renderer(self) -> ChatRenderer | None:
+        loaded = self._model
+        if not loaded.rendered:
+            loaded.renderer = ChatRenderer.for_llama(loaded.llama, self.settings.chat_format)
+            loaded.rendered = True
+        return loaded.renderer
 
     def _grammar(self, schema: dict) -> Any:
         key = json.dumps(schema)
