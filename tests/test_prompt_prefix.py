@@ -138,6 +138,16 @@ def test_only_the_last_prefixes_are_kept(fake_states):
     assert list(kv.saved) == [(first, 100) for first in range(1, MAX_SAVED + 1)]
 
 
+def test_a_template_that_refuses_the_bare_messages_means_no_prefix_not_a_failed_call():
+    from ramem_local.runtime.llama import _fixed_prefix
+
+    class Refusing:
+        def prefix(self, messages):
+            raise ValueError("empty content")
+
+    assert _fixed_prefix(Refusing(), [{"role": "user", "content": "hi"}]) == ()
+
+
 # --------------------------------------------------------------------------- real model
 
 UTC = timezone.utc
@@ -257,3 +267,4 @@ def test_a_call_without_the_fixed_prefix_leaves_no_trusted_prefix_behind():
     raw(plain, B)  # the whole prompt in one piece: the same tokens, other batches
     assert raw(kept, B) == with_prefix
     assert kept._model.prefix_kv.restored == restored + 1  # from the saved state
+

@@ -263,7 +263,7 @@ class LlamaRuntime:
             loaded.prefix_kv.forget()  # llama-cpp-python matches against the previous call
             return
         renderer = self._renderer() if self.fixed_prefix else None
-        prefix = renderer.prefix(messages) if renderer is not None else ()
+        prefix = _fixed_prefix(renderer, messages) if renderer is not None else ()
         if prefix:
             loaded.prefix_kv.place(loaded.llama, prefix)
         else:
@@ -288,6 +288,15 @@ class LlamaRuntime:
         if not accepted:
             raise LLMError(f"llama.cpp refused the grammar (a bound above {MAX_BOUND}?)")
         return grammar
+
+
+def _fixed_prefix(renderer: ChatRenderer, messages: list[dict]) -> tuple[int, ...]:
+    """The request's fixed prefix; none when our rendering fails (the call itself then reports
+    whatever llama-cpp-python's rendering says, or succeeds without the prefix)."""
+    try:
+        return renderer.prefix(messages)
+    except Exception:  # a template may refuse the bare messages (e.g. an empty content)
+        return ()
 
 
 def physical_cores() -> int:
