@@ -22,7 +22,7 @@ from .recall.analyzer import analyze_question
 from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
 from .recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when
-from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
+from .retrieve import DEFAULT_DENSE_INDEX, DEFAULT_DEPTH, RetrievalSettings, retrieve
 from .runtime.registry import resolve_models_dir
 from .store import Store, StoreError, turn_key
 from .types import (
@@ -415,18 +415,21 @@ class Memory:
         buffer_days: float = DEFAULT_BUFFER_DAYS,
         conversation: str | None = None,
         exclude_turns: bool = False,
+        dense_index: str = DEFAULT_DENSE_INDEX,
         settings: RetrievalSettings | None = None,
         frame: RecallFrame | None = None,
     ) -> SearchResponse:
         """Ranked memories for a question, episode-compatible ones first (``mode="ramem"``).
 
         ``exclude_turns`` searches extracted memories only (turn memories stay stored);
+        ``dense_index`` how the dense candidates are drawn (``RetrievalSettings``);
         ``frame`` replaces the deterministic recall frame (e.g. one merged with an analyzer's).
         """
         frame = frame or self.frame(question, as_of=as_of, buffer_days=buffer_days,
                                     conversation=conversation)
         settings = settings or RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode,
-                                                 exclude_turns=exclude_turns)
+                                                 exclude_turns=exclude_turns,
+                                                 dense_index=dense_index)
         return retrieve(self.store, self.embedder, frame, settings,
                         conversation_id=self._conversation_id(conversation))
 
@@ -441,6 +444,7 @@ class Memory:
         conversation: str | None = None,
         exclude_turns: bool = False,
         char_budget: int = 6000,
+        dense_index: str = DEFAULT_DENSE_INDEX,
     ) -> Answer:
         """Answer from memory, citing the memories used, or say "not in memory".
 
@@ -450,7 +454,8 @@ class Memory:
                            conversation=conversation)
         if self.llm is None:
             response = self.search(question, k=k, mode=mode, conversation=conversation,
-                                   exclude_turns=exclude_turns, frame=frame)
+                                   exclude_turns=exclude_turns, dense_index=dense_index,
+                                   frame=frame)
             response.trace.notes.append(
                 "no LLM configured: showing the evidence instead of an answer")
             return Answer(question=question, answer="", abstained=False,
@@ -465,7 +470,8 @@ class Memory:
         )
         analysis_ms = round((time.perf_counter() - started) * 1000, 2)
         response = self.search(question, k=k, mode=mode, conversation=conversation,
-                               exclude_turns=exclude_turns, frame=outcome.frame)
+                               exclude_turns=exclude_turns, dense_index=dense_index,
+                               frame=outcome.frame)
         response.trace.llm_calls.insert(0, outcome.call)
         response.trace.timings_ms["analyze"] = analysis_ms
         return generate_answer(self.llm, question, outcome.frame, response.results, self.tz,

@@ -45,6 +45,7 @@ from .render import (
     trace_dict,
     window_line,
 )
+from .store.retrieval_sql import DENSE_INDEXES
 from .types import JOURNAL
 
 if TYPE_CHECKING:
@@ -159,12 +160,13 @@ class Context:
         if self._memory is not None:
             self._memory.close()
 
-    def question_defaults(self, k: int | None, mode: str | None,
-                          buffer_days: float | None) -> tuple[int, str, float]:
+    def question_defaults(self, k: int | None, mode: str | None, buffer_days: float | None,
+                          dense_index: str | None) -> tuple[int, str, float, str]:
         """search / ask options not given on the command line come from the settings."""
         settings = self.settings
         return (settings.k if k is None else k, settings.mode if mode is None else mode,
-                settings.buffer_days if buffer_days is None else buffer_days)
+                settings.buffer_days if buffer_days is None else buffer_days,
+                settings.dense_index if dense_index is None else dense_index)
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -203,13 +205,14 @@ def tuning_options(func: Callable) -> Callable:
         click.option("--depth", default=defaults.depth, show_default=True,
                      type=click.IntRange(25, 4096),
                      help="Candidates per source list before fusion."),
-        click.option("--dense-index", type=click.Choice(["exact", "binary"]),
+        click.option("--dense-index", type=click.Choice(DENSE_INDEXES),
                      default=defaults.dense_index, show_default=True,
-                     help="Dense KNN: exact float scan, or a binary (Hamming) prefilter "
-                          "rescored exactly."),
+                     help="Dense KNN: int8 codes scanned in RAM, or sign bits (binary) "
+                          "scanned in SQLite, candidates rescored exactly; or an exact "
+                          "float scan."),
         click.option("--candidates", default=defaults.candidates, show_default=True,
                      type=click.IntRange(25, 100_000),
-                     help="Binary index: Hamming candidates rescored exactly per scan."),
+                     help="Binary / int8 index: candidates rescored exactly per scan."),
     ]
 
     @functools.wraps(func)
@@ -291,6 +294,11 @@ def question_options(func: Callable) -> Callable:
         click.option("--conversation", help="Only this conversation."),
         click.option("--no-turns", "exclude_turns", is_flag=True,
                      help="Extracted memories only (turn memories stay stored)."),
+        click.option("--dense-index", type=click.Choice(DENSE_INDEXES),
+                     help="Dense candidates: int8 (codes read into RAM once per process), "
+                          "binary (sign bits scanned in the bank: faster for one search of a "
+                          "very large bank) or exact. Default: config `dense_index`, else "
+                          "int8."),
         json_option,
     ]
     for option in reversed(options):
@@ -639,12 +647,14 @@ def _echo_extraction(report: Any) -> None:
 @pass_context
 def search(context: Context, question: str, k: int | None, as_of: str | None,
            mode: str | None, buffer_days: float | None, conversation: str | None,
-           exclude_turns: bool, as_json: bool) -> None:
+           exclude_turns: bool, dense_index: str | None, as_json: bool) -> None:
     """Find the memories that answer QUESTION, with their episode."""
-    k, mode, buffer_days = context.question_defaults(k, mode, buffer_days)
+    k, mode, buffer_days, dense_index = context.question_defaults(k, mode, buffer_days,
+                                                                  dense_index)
     memory = context.memory(create=False, announce=True)
     response = memory.search(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
-                             conversation=conversation, exclude_turns=exclude_turns)
+                             conversation=conversation, exclude_turns=exclude_turns,
+                             dense_index=dense_index)
     tz = memory.tz
     if as_json:
         _echo_json({
@@ -674,15 +684,17 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
 @pass_context
 def ask(context: Context, question: str, k: int | None, as_of: str | None, mode: str | None,
         buffer_days: float | None, conversation: str | None, exclude_turns: bool,
-        as_json: bool) -> None:
+        dense_index: str | None, as_json: bool) -> None:
     """Answer QUESTION from memory, citing the memories used (needs --llm).
 
     Without --llm, prints the best evidence with its episode instead of an answer.
     """
-    k, mode, buffer_days = context.question_defaults(k, mode, buffer_days)
+    k, mode, buffer_days, dense_index = context.question_defaults(k, mode, buffer_days,
+                                                                  dense_index)
     memory = context.memory(create=False, announce=True)
     answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
-                        conversation=conversation, exclude_turns=exclude_turns)
+                        conversation=conversation, exclude_turns=exclude_turns,
+                        dense_index=dense_index)
     tz = memory.tz
     if as_json:
         _echo_json(answer_dict(answer, tz))

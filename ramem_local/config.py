@@ -17,6 +17,7 @@ from typing import Any
 import platformdirs
 
 from .errors import ConfigError
+from .store.retrieval_sql import DENSE_INDEXES
 
 APP = "ramem"
 DEFAULT_BANK = "default"
@@ -32,6 +33,7 @@ ENVIRONMENT = {
     "k": "RAMEM_K",
     "buffer_days": "RAMEM_BUFFER_DAYS",
     "mode": "RAMEM_MODE",
+    "dense_index": "RAMEM_DENSE_INDEX",
 }
 
 # Every setting, with what it does (``ramem config list`` shows these).
@@ -46,6 +48,9 @@ KEYS = {
     "k": "memories `search` and `ask` return (1-100)",
     "buffer_days": "days added on each side of a question's time range (0-365)",
     "mode": "retrieval mode of `search` and `ask`: ramem or baseline",
+    "dense_index": "dense candidates of `search` and `ask`: int8 (codes read into RAM once per "
+                   "process), binary (sign bits scanned in the bank: faster for a one-off "
+                   "search of a very large bank) or exact",
 }
 MODES = ("ramem", "baseline")
 
@@ -62,6 +67,7 @@ class Settings:
     k: int = 10
     buffer_days: float = 5.0
     mode: str = "ramem"
+    dense_index: str = "int8"  # retrieve.DEFAULT_DENSE_INDEX
 
     def bank_path(self) -> Path:
         if self.db:
@@ -119,6 +125,9 @@ def coerce(key: str, value: Any) -> Any:
         raise ConfigError(f"{key} must be a non-empty string, not {value!r}")
     if key == "mode" and value not in MODES:
         raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {value!r}")
+    if key == "dense_index" and value not in DENSE_INDEXES:
+        raise ConfigError(f"dense_index must be one of {', '.join(DENSE_INDEXES)}, "
+                          f"not {value!r}")
     return value
 
 

@@ -101,6 +101,7 @@ def trace_dict(trace: Trace, results: list[Candidate], tz: tzinfo) -> dict:
     total = LLMCall.total(trace.llm_calls)
     return {
         "mode": trace.mode,
+        "dense_index": trace.dense_index,
         "frame": frame_dict(trace.frame, tz) if trace.frame else None,
         "guard": trace.frame.guard if trace.frame else None,
         "guard_reason": trace.frame.guard_reason if trace.frame else None,

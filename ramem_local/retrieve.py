@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 MODES = ("ramem", "baseline")
 DEFAULT_DEPTH = 25
-DEFAULT_DENSE_INDEX = "binary"
+DEFAULT_DENSE_INDEX = "int8"
 DEFAULT_CANDIDATES = 200
 
 
@@ -50,9 +50,10 @@ class RetrievalSettings:
     event_time_first: bool = False
     fill_missing_ranks: bool = True
     drop_repeated_turns: bool = True  # see without_repeated_turns (twins listed once)
-    # Dense KNN: "exact" (vec0 float scan) or "binary" (Hamming prefilter of `candidates`
-    # memories, rescored exactly; exact whenever the filtered pool is no larger): README,
-    # "Search at scale".
+    # Dense KNN: "int8" (`candidates` memories from an in-RAM scan of int8 codes of the
+    # filtered pool, rescored exactly in SQL); "binary" (the same from a Hamming scan of
+    # sign bits in SQLite); "exact" (vec0 float scan). int8 and binary are exact whenever
+    # the filtered pool is no larger than `candidates`: README, "Search at scale".
     dense_index: str = DEFAULT_DENSE_INDEX
     candidates: int = DEFAULT_CANDIDATES
 
@@ -166,7 +167,8 @@ def retrieve(
     query_vector: np.ndarray | None = None,
 ) -> SearchResponse:
     """Run the question path's retrieval; ``query_vector`` skips re-encoding a known query."""
-    trace = Trace(frame=frame, mode=settings.mode)
+    trace = Trace(frame=frame, mode=settings.mode,
+                  dense_index=settings.dense_index if embedder is not None else None)
     started = time.perf_counter()
     if query_vector is None and embedder is not None:
         query_vector = embedder.embed_query(frame.need)

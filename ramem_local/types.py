@@ -240,6 +240,7 @@ class LLMTotal:
 class Trace:
     frame: RecallFrame | None = None
     mode: str = "ramem"
+    dense_index: str | None = None  # how dense candidates were drawn; None: no embedder
     notes: list[str] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     llm_calls: list[LLMCall] = field(default_factory=list)

@@ -51,11 +51,12 @@ def test_binary_equals_exact_when_the_pool_fits_the_candidates(tmp_path, seed):
     assert exact == binary and binary
 
 
-def test_binary_scores_are_exact_cosine_distances(tmp_path):
+@pytest.mark.parametrize("index", ["binary", "int8"])
+def test_rescored_candidates_are_ranked_by_exact_cosine_distance(tmp_path, index):
     store, ids, vectors = filled_bank(tmp_path)
     query = vectors[7] + 0.1
     rows = store.content_candidates(query_vector=query, fts_query=None, depth=25, limit=10,
-                                    dense_index="binary", candidates=25)
+                                    dense_index=index, candidates=25)
     assert rows[0].id == ids[7]
     distance = dict(zip(ids, 1 - vectors @ query / np.linalg.norm(query), strict=True))
     found = [distance[r.id] for r in rows]

@@ -501,6 +501,7 @@ def test_config_set_get_list_unset_round_trip(tmp_path, monkeypatch):
     (("set", "k", "0"), "k must be between 1 and 100"),
     (("set", "mode", "fast"), "mode must be one of ramem, baseline"),
     (("set", "buffer_days", "400"), "buffer_days must be a number of days"),
+    (("set", "dense_index", "hnsw"), "dense_index must be one of exact, binary, int8"),
 ])
 def test_config_refuses_unknown_keys_and_bad_values(tmp_path, monkeypatch, args, message):
     path = tmp_path / "config.json"
@@ -535,6 +536,27 @@ def test_config_k_mode_and_buffer_days_drive_search(bank, jsonl_file, tmp_path, 
     assert len(as_json(ramem("--db", bank, "ask", *question))["evidence"]) == 2
     ok(ramem("config", "set", "mode", "baseline"))
     assert as_json(ramem("--db", bank, "search", *question))["trace"]["mode"] == "baseline"
+
+
+@pytest.mark.real_model
+def test_config_and_flag_choose_the_dense_index(bank, jsonl_file, tmp_path, monkeypatch,
+                                                minilm_dir):
+    ingest_json(bank, jsonl_file, "--embedder", minilm_dir)
+    monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "config.json"))
+    question = ("Who adopted a cat?", "--json")
+    default = as_json(ramem("--db", bank, "search", *question))
+    assert default["trace"]["dense_index"] == "int8"
+    ok(ramem("config", "set", "dense_index", "binary"))
+    chosen = as_json(ramem("--db", bank, "search", *question))
+    assert chosen["trace"]["dense_index"] == "binary"
+    flagged = as_json(ramem("--db", bank, "search", *question, "--dense-index", "exact"))
+    assert flagged["trace"]["dense_index"] == "exact"
+    assert as_json(ramem("--db", bank, "ask", *question))["trace"]["dense_index"] == "binary"
+    monkeypatch.setenv("RAMEM_DENSE_INDEX", "int8")
+    assert as_json(ramem("--db", bank, "search", *question))["trace"]["dense_index"] == "int8"
+    ids = {name: [r["id"] for r in data["results"]]
+           for name, data in (("int8", default), ("binary", chosen), ("exact", flagged))}
+    assert ids["int8"] == ids["binary"] == ids["exact"], "a small bank: every index is exact"
 
 
 def test_config_keys_are_the_settings():

@@ -17,6 +17,7 @@ from samples import JSONL_TURNS
 
 from ramem_local import Memory
 from ramem_local.cli import cli
+from ramem_local.store.int8_matrix import quantise
 from ramem_local.store.memories import vector_blob
 from ramem_local.types import MemoryRecord
 
@@ -110,8 +111,11 @@ def test_forget_leaves_no_byte_of_the_sentence_in_the_bank_or_its_log(tmp_path,
                                                                       hashing_embedder):
     bank, memory_id = secret_bank(tmp_path, hashing_embedder)
     with Memory.open(bank) as memory:
-        vector = vector_blob(hashing_embedder.embed_documents([f"me: {SECRET}"])[0])
+        embedding = hashing_embedder.embed_documents([f"me: {SECRET}"])[0]
+        vector = vector_blob(embedding)
+        codes = quantise(embedding)[1][0].tobytes()
         assert vector in raw_bytes(bank), "control: the vector is in the file"
+        assert codes in raw_bytes(bank), "control: so are its int8 codes"
         report = memory.forget(memory_id)
         assert report.memory_ids == [memory_id] and len(report.turn_ids) == 1
         assert report.checkpointed
@@ -119,6 +123,7 @@ def test_forget_leaves_no_byte_of_the_sentence_in_the_bank_or_its_log(tmp_path,
         assert SECRET.encode() not in data
         assert SECRET_WORD not in data, "no term of it in the FTS index either"
         assert vector not in data, "nor its vector"
+        assert codes not in data, "nor its int8 codes"
         assert b"newspaper" in data, "the rest is still there"
         assert memory.store.fts_integrity_ok()
         assert memory.store.integrity_check() == ["ok"]

@@ -42,7 +42,7 @@ class SearchTuning:
         if not self.drop_repeated_turns:
             parts.append("turns beside their extracted memory kept")
         parts.append("dense exact" if self.dense_index == "exact"
-                     else f"dense binary ({self.candidates} rescored)")
+                     else f"dense {self.dense_index} ({self.candidates} rescored)")
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
         return " · ".join(parts)

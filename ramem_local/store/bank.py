@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import apsw
 
@@ -27,8 +28,12 @@ from .schema import (
     VEC_METADATA_COLUMNS,
     applied_migrations,
     create_binary_index,
+    create_int8_table,
     migrate,
 )
+
+if TYPE_CHECKING:  # numpy loads with the first search, not for `ramem --help`
+    from .int8_matrix import Int8Matrix
 
 BANK_MARKER = "ramem-bank"
 BUSY_TIMEOUT_MS = 10_000
@@ -78,6 +83,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         # SQLite opens a file it may not write read-only: reading works, the first write
         # is refused by atomic() with a BankError that says so.
         self.read_only = read_only
+        self._int8_matrix: Int8Matrix | None = None  # read by the first search
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -261,7 +267,9 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             self.db.execute("DROP TABLE IF EXISTS memories_vec")
             self.db.execute("DROP TABLE IF EXISTS memories_bin")
             self.db.execute("DROP TABLE IF EXISTS memories_float")
+            self.db.execute("DROP TABLE IF EXISTS memories_int8")
             self.db.execute("DELETE FROM meta WHERE key = 'embedder'")
+            self._vectors_changed()
 
     def _create_vector_table(self, dimension: int) -> None:
         self.db.execute(
@@ -274,10 +282,15 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             """
         )
         create_binary_index(self.db, dimension)
+        create_int8_table(self.db)
 
     def has_binary_index(self) -> bool:
         """Whether the fast dense path's tables exist (every bank with vectors, since m005)."""
         return self._table_exists("memories_bin") and self._table_exists("memories_float")
+
+    def has_int8_codes(self) -> bool:
+        """Whether the bank keeps int8 codes for the in-RAM content scan (since m007)."""
+        return self._table_exists("memories_int8")
 
     def _table_exists(self, name: str) -> bool:
         row = self.db.execute(

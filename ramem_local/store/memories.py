@@ -23,6 +23,8 @@ from .schema import NEIGHBOURS_AROUND, REFRESH_NEIGHBOURS
 if TYPE_CHECKING:  # numpy is imported when a vector is stored: `ramem --help` does not need it
     import numpy as np
 
+    from .int8_matrix import Int8Matrix
+
 
 def _join_list(values: Iterable[str]) -> str:
     """Lists are stored as '; '-joined text: readable, and tokenised cleanly by FTS5."""
@@ -77,6 +79,7 @@ class MemoryTables:
     """The SQL of memories, vectors, FTS and the retrieval statements (a part of ``Store``)."""
 
     db: apsw.Connection
+    _int8_matrix: Int8Matrix | None
 
     # --------------------------------------------------------------- memories
     def add_memory(self, record: MemoryRecord, dedup_key: str, conversation_id: int, *,
@@ -168,6 +171,19 @@ class MemoryTables:
                 "VALUES (?, vec_quantize_binary(?), ?, ?, ?, ?, ?, ?)",
                 rows,
             )
+        if self.has_int8_codes():
+            from .int8_matrix import quantise
+
+            scales, codes = quantise(vectors)
+            self.db.executemany(
+                "INSERT OR REPLACE INTO memories_int8(memory_id, conversation_id, is_turn, "
+                "session_start, session_end, event_start, event_end, scale, codes) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(memory_id, conv, kind == "turn", *episode, float(scale), code.tobytes())
+                 for (memory_id, _, conv, kind, *episode), scale, code
+                 in zip(rows, scales, codes, strict=True)],
+            )
+        self._vectors_changed()
 
     def _delete_vectors(self, memory_ids_json: str) -> None:
         """Remove these memories (a JSON array of ids) from every vector table."""
@@ -176,10 +192,36 @@ class MemoryTables:
         tables = ["memories_vec"]
         if self.has_binary_index():
             tables += ["memories_bin", "memories_float"]
+        if self.has_int8_codes():
+            tables.append("memories_int8")
         for table in tables:
             self.db.execute(f"DELETE FROM {table} "
                             "WHERE memory_id IN (SELECT value FROM json_each(?))",
                             (memory_ids_json,))
+        self._vectors_changed()
+
+    def _vectors_changed(self) -> None:
+        """Mark a change to the bank's vectors (in the writer's transaction), so that every
+        process's in-RAM int8 matrix is read again before its next use. A random token, not a
+        counter: a matrix read inside a transaction that was then rolled back can never carry
+        the mark of a later, different change."""
+        self.db.execute(
+            "INSERT INTO meta(key, value) VALUES ('vectors_generation', lower(hex(randomblob(8)))) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+
+    def int8_matrix(self) -> Int8Matrix:
+        """The bank's int8 codes in RAM, read again whenever the vectors changed since."""
+        from .int8_matrix import Int8Matrix
+
+        with self.db:  # one read transaction: the generation and the codes agree
+            generation = self.get_meta("vectors_generation")
+            cached = self._int8_matrix
+            if cached is None or cached.generation != generation:
+                fingerprint = self.embedder_fingerprint()
+                assert fingerprint is not None, "int8 codes without a bound embedder"
+                self._int8_matrix = cached = Int8Matrix.load(
+                    self.db, generation, fingerprint.dimension)
+        return cached
 
     def _mirror_episodes_to_vectors(self, changed: Sequence[tuple]) -> None:
         """Copy changed ``(id, session_start, session_end, event_start, event_end)`` rows of
@@ -187,13 +229,18 @@ class MemoryTables:
         if not changed or not self.has_vectors():
             return
         rows = [(*_vec_episode(*episode), memory_id) for memory_id, *episode in changed]
-        tables = ["memories_vec", "memories_bin"] if self.has_binary_index() else ["memories_vec"]
+        tables = ["memories_vec"]
+        if self.has_binary_index():
+            tables.append("memories_bin")
+        if self.has_int8_codes():
+            tables.append("memories_int8")
         for table in tables:
             self.db.executemany(
                 f"UPDATE {table} SET session_start = ?, session_end = ?, "
                 "event_start = ?, event_end = ? WHERE memory_id = ?",
                 rows,
             )
+        self._vectors_changed()
 
     def memories_without_vectors(self, limit: int = 1000) -> list[tuple[int, str]]:
         if not self.has_vectors():
@@ -321,21 +368,28 @@ class MemoryTables:
         candidates: int = 200,
     ) -> list[RankedRow]:
         """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
-        ``dense_index="binary"`` draws ``candidates`` memories by Hamming distance of the
-        sign-quantised vectors and rescores them exactly (``retrieval_sql``)."""
+        ``dense_index="int8"`` draws ``candidates`` memories from the in-RAM scan of the int8
+        codes (``int8_matrix``), ``"binary"`` by Hamming distance of the sign-quantised
+        vectors; both are rescored exactly in SQL (``retrieval_sql``)."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
             return []
+        index = self._usable_index(dense_index)
+        candidates = max(candidates, depth)
+        int8_candidates = self._int8_candidates(
+            query_vector if with_dense and index == "int8" else None, candidates,
+            conversation_id=conversation_id, exclude_turns=exclude_turns)
         sql = content_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            dense_index=self._usable_index(dense_index),
+            dense_index=index,
         )
         return self._ranked_rows(sql, {
             "qvec": vector_blob(query_vector) if with_dense else None,
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa, "candidates": max(candidates, depth),
+            "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
+            "int8_candidates": int8_candidates,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
         })
 
@@ -359,20 +413,28 @@ class MemoryTables:
     ) -> list[RankedRow]:
         """The context list, filter first: both source lists are drawn from the memories whose
         session span or event range overlaps ``wide_range``, fused there, and ordered by
-        proximity tier to ``raw_range``, then fused rank."""
+        proximity tier to ``raw_range``, then fused rank. The dense candidates are drawn as
+        the content list's, from inside the filter."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
             return []
+        index = self._usable_index(dense_index)
+        candidates = max(candidates, depth)
+        int8_candidates = self._int8_candidates(
+            query_vector if with_dense and index == "int8" else None, candidates,
+            conversation_id=conversation_id, exclude_turns=exclude_turns,
+            overlapping=wide_range)
         sql = session_overlap_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            fill_missing_ranks=fill_missing_ranks, dense_index=self._usable_index(dense_index),
+            fill_missing_ranks=fill_missing_ranks, dense_index=index,
         )
         return self._ranked_rows(sql, {
             "qvec": vector_blob(query_vector) if with_dense else None,
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa, "candidates": max(candidates, depth),
+            "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
+            "int8_candidates": int8_candidates,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "event_time_first": int(event_time_first),
             **_range_params(raw_range, wide_range),
@@ -399,9 +461,25 @@ class MemoryTables:
             **_range_params(raw_range, wide_range),
         })
 
+    def _int8_candidates(self, query_vector: np.ndarray | None, count: int, *,
+                         conversation_id: int | None, exclude_turns: bool,
+                         overlapping: TimeRange | None = None) -> str | None:
+        """The ``:int8_candidates`` parameter: a JSON array of the ids the in-RAM scan found
+        (None without a query vector: the statement has no int8 dense list then)."""
+        if query_vector is None:
+            return None
+        return json.dumps(self.int8_matrix().nearest(
+            query_vector, count, conversation_id=conversation_id, exclude_turns=exclude_turns,
+            overlapping=overlapping))
+
     def _usable_index(self, dense_index: str) -> str:
-        """The binary index when asked for and present, else exact KNN."""
-        return "binary" if dense_index == "binary" and self.has_binary_index() else "exact"
+        """The index asked for when the bank has its tables (older banks are migrated on
+        open; a read-only one may lack them), else exact KNN."""
+        if dense_index == "int8" and self.has_int8_codes():
+            return "int8"
+        if dense_index in ("int8", "binary") and self.has_binary_index():
+            return "binary"
+        return "exact"
 
     def _ranked_rows(self, sql: str, params: dict) -> list[RankedRow]:
         used = {name: value for name, value in params.items() if f":{name}" in sql}

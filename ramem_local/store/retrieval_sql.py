@@ -56,7 +56,21 @@ DENSE_BINARY_RESCORED = """
         LIMIT :depth
     )"""
 
-DENSE_INDEXES = ("exact", "binary")
+# The int8 path (the default): :int8_candidates, a JSON array of memory ids drawn in RAM from
+# the int8 codes by ``int8_matrix`` (nearest among the memories the same filters let through),
+# are filtered again here, rescored exactly, and the :depth closest are the dense list.
+DENSE_INT8_RESCORED = """
+    SELECT * FROM (
+        SELECT f.memory_id AS id, vec_distance_cosine(f.embedding, :qvec) AS score
+        FROM json_each(:int8_candidates) AS c
+        JOIN memories_float AS f ON f.memory_id = c.value
+        JOIN memories AS m ON m.id = c.value
+        WHERE 1 {filters}
+        ORDER BY score, id
+        LIMIT :depth
+    )"""
+
+DENSE_INDEXES = ("exact", "binary", "int8")
 
 # bm25() weight of the neighbours column against 1.0 for each of the memory's own columns
 # (content, keywords, persons, entities, topic); chosen by measurement (README).
@@ -233,8 +247,12 @@ def _fusion(
     vec_filters, memory_filters = _scope_filters(
         conversation_scoped=conversation_scoped, exclude_turns=exclude_turns
     )
+    if session_overlap:
+        memory_filters.append(SESSION_OR_EVENT_OVERLAPS)
     if not with_dense:
         dense = EMPTY_RANKS
+    elif dense_index == "int8":
+        dense = DENSE_INT8_RESCORED.format(filters=" ".join(memory_filters))
     elif session_overlap:
         dense = "\n    UNION ALL\n".join(
             knn.format(filters=" ".join([*vec_filters, overlap]))
@@ -242,8 +260,6 @@ def _fusion(
         )
     else:
         dense = knn.format(filters=" ".join(vec_filters))
-    if session_overlap:
-        memory_filters.append(SESSION_OR_EVENT_OVERLAPS)
     lexical = LEXICAL_BM25.format(filters=" ".join(memory_filters)) if with_lexical else EMPTY_RANKS
     fill = session_overlap and fill_missing_ranks
     return FUSION_CTES.format(dense=dense, lexical=lexical, filled=FILLED_RANKS if fill else "",

@@ -10,6 +10,7 @@ embedder is bound to the bank (see ``Store.bind_embedder``).
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Callable
 
@@ -322,6 +323,27 @@ def create_binary_index(db: apsw.Connection, dimension: int) -> None:
     )
 
 
+def create_int8_table(db: apsw.Connection) -> None:
+    """``memories_int8``: each vector as int8 codes (uint8, offset 128) and one scale, read
+    once per process into the in-RAM scan of both lists (``int8_matrix``), with the columns
+    its filters need, as vec0's metadata columns hold them (a copy: the read joins nothing)."""
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS memories_int8 (
+            memory_id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL,
+            is_turn INTEGER NOT NULL,
+            session_start INTEGER NOT NULL,
+            session_end INTEGER NOT NULL,
+            event_start INTEGER NOT NULL,
+            event_end INTEGER NOT NULL,
+            scale REAL NOT NULL,
+            codes BLOB NOT NULL
+        )
+        """
+    )
+
+
 def m005_binary_index(db: apsw.Connection) -> None:
     """Banks with vectors gain the binary prefilter index, backfilled from the float vectors
     (banks without an embedder get it when one is bound: ``Store.bind_embedder``)."""
@@ -359,9 +381,40 @@ def m006_turns_in_session_order(db: apsw.Connection) -> None:
     )
 
 
+def m007_int8_codes(db: apsw.Connection) -> None:
+    """Banks with vectors gain ``memories_int8``, quantised from the float vectors."""
+    if not _table_exists(db, "memories_float"):
+        return
+    import numpy as np
+
+    from .int8_matrix import quantise
+
+    create_int8_table(db)
+    cursor = db.execute(
+        """SELECT f.memory_id, m.conversation_id, m.kind = 'turn', m.session_start,
+                  m.session_end, coalesce(m.event_start, m.session_start),
+                  coalesce(m.event_end, m.session_end), f.embedding
+           FROM memories_float AS f JOIN memories AS m ON m.id = f.memory_id
+           ORDER BY f.memory_id""")
+    while batch := list(itertools.islice(cursor, 4096)):
+        scales, codes = quantise(np.stack([np.frombuffer(row[-1], dtype=np.float32)
+                                           for row in batch]))
+        db.executemany(
+            "INSERT INTO memories_int8(memory_id, conversation_id, is_turn, session_start, "
+            "session_end, event_start, event_end, scale, codes) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*row[:-1], float(scale), code.tobytes())
+             for row, scale, code in zip(batch, scales, codes, strict=True)])
+
+
+def _table_exists(db: apsw.Connection, name: str) -> bool:
+    return db.execute("SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'",
+                      (name,)).fetchone() is not None
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
-    m006_turns_in_session_order,
+    m006_turns_in_session_order, m007_int8_codes,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,0 +1,146 @@
+"""The content list's dense candidates: every vector of the bank, int8-quantised, scanned in RAM.
+
+Why not a scan inside SQLite: sqlite-vec's float scan reads 4·D bytes a memory (≈ 11× numpy
+brute force at 100k × 1024), its int8 scan is not vectorised (2.3–2.8× numpy), and its sign-bit
+scan keeps too little of a vector: on i.i.d. random vectors only 20-28% of the exact ten nearest
+are among the 200 nearest by Hamming distance (``results/bench-scale.txt``). An embedder whose
+dimensions carry a constant offset can also leave many sign bits the same in every vector.
+
+So the bank stores each vector a second time as int8 codes with one scale per vector
+(``memories_int8``: D + 8 bytes, the sign of every component and 7 bits of its size, with the
+two columns the filters need), and a process reads them once into one matrix. A query
+multiplies it by the quantised query with onnxruntime's integer matrix product (numpy has no
+int8 BLAS: its integer product is slower than its float product over 4× the bytes), takes the
+``candidates`` best and hands their ids to SQL, which rescores them exactly from the float
+vectors and fuses them with BM25 there.
+
+Staleness: every change to a bank's vectors increments ``meta.vectors_generation`` in the same
+transaction (``MemoryTables._vectors_changed``), whichever process makes it; a matrix loaded at
+an older generation is read again before it is used.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import apsw
+import numpy as np
+
+from ..types import TimeRange
+
+# Codes are stored offset by 128 (uint8): onnxruntime's uint8 × int8 product is its fast one,
+# and the offset is taken back exactly by the product's zero point.
+CODE_OFFSET = 128
+
+LOAD_CODES = """
+SELECT memory_id, conversation_id, is_turn, session_start, session_end, event_start, event_end,
+       scale, codes
+FROM memories_int8
+ORDER BY memory_id"""
+
+
+def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(scales, codes) of each row's direction: ``codes`` uint8 with the offset, ``scales``
+    such that ``scale · (code − 128)`` ≈ the unit vector. A zero row gets scale 0."""
+    rows = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    units = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+    scales = np.abs(units).max(axis=1) / 127.0
+    steps = np.divide(units, scales[:, None], out=np.zeros_like(units), where=scales[:, None] > 0)
+    codes = (np.clip(np.rint(steps), -127, 127) + CODE_OFFSET).astype(np.uint8)
+    return scales.astype(np.float32), codes
+
+
+@lru_cache(maxsize=1)
+def _integer_product():
+    """An onnxruntime session computing ``(A − 128) · b`` for uint8 A [N, D], int8 b [D, 1]."""
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["codes", "query", "offset"], ["dots"])],
+        "int8_scan",
+        [helper.make_tensor_value_info("codes", TensorProto.UINT8, ["N", "D"]),
+         helper.make_tensor_value_info("query", TensorProto.INT8, ["D", 1])],
+        [helper.make_tensor_value_info("dots", TensorProto.INT32, ["N", 1])],
+        initializer=[helper.make_tensor("offset", TensorProto.UINT8, [], [CODE_OFFSET])],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8  # readable by every onnxruntime the project accepts
+    options = ort.SessionOptions()
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(model.SerializeToString(), options,
+                                providers=["CPUExecutionProvider"])
+
+
+@dataclass
+class Int8Matrix:
+    """The bank's int8 codes at one ``vectors_generation``, with what the filters need: the
+    scope columns and each memory's episode as vec0 keeps it (an ungrounded memory's event
+    columns carry its session span)."""
+
+    generation: str | None
+    ids: np.ndarray  # int64 [N], ascending
+    conversation_ids: np.ndarray  # int64 [N]
+    is_turn: np.ndarray  # bool [N]
+    episodes: np.ndarray  # int64 [N, 4]: session start, session end, event start, event end
+    scales: np.ndarray  # float32 [N]
+    codes: np.ndarray  # uint8 [N, D]
+
+    @classmethod
+    def load(cls, db: apsw.Connection, generation: str | None, dimension: int) -> Int8Matrix:
+        rows = db.execute(LOAD_CODES).fetchall()
+        count = len(rows)
+        codes = np.empty((count, dimension), dtype=np.uint8)
+        flat = memoryview(codes.reshape(-1))
+        for index, row in enumerate(rows):  # cheaper than b"".join of the blobs first
+            flat[index * dimension:(index + 1) * dimension] = row[8]
+        return cls(
+            generation=generation,
+            ids=np.fromiter((row[0] for row in rows), dtype=np.int64, count=count),
+            conversation_ids=np.fromiter((row[1] for row in rows), dtype=np.int64, count=count),
+            is_turn=np.fromiter((bool(row[2]) for row in rows), dtype=bool, count=count),
+            episodes=np.array([row[3:7] for row in rows], dtype=np.int64).reshape(count, 4),
+            scales=np.fromiter((row[7] for row in rows), dtype=np.float32, count=count),
+            codes=codes,
+        )
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def nearest(self, query: np.ndarray, count: int, *, conversation_id: int | None = None,
+                exclude_turns: bool = False, overlapping: TimeRange | None = None) -> list[int]:
+        """The ids of the ``count`` memories nearest ``query`` by quantised cosine, among those
+        the filters let through (in no particular order: SQL applies the filters again,
+        rescores the candidates exactly and keeps the closest). ``overlapping``: only memories
+        whose session span or event range overlaps it (the session-overlap filter)."""
+        pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, overlapping))
+        if count >= len(pool):
+            return self.ids[pool].tolist()
+        codes = self.codes if len(pool) == len(self) else self.codes[pool]
+        scores = self._dots(codes, query) * self.scales[pool]
+        best = np.argpartition(-scores, count - 1)[:count]
+        return self.ids[pool[best]].tolist()
+
+    def _allowed(self, conversation_id: int | None, exclude_turns: bool,
+                 overlapping: TimeRange | None) -> np.ndarray:
+        allowed = np.ones(len(self), dtype=bool)
+        if conversation_id is not None:
+            allowed &= self.conversation_ids == conversation_id
+        if exclude_turns:
+            allowed &= ~self.is_turn
+        if overlapping is not None:
+            start, end = overlapping.start, overlapping.end
+            session_start, session_end, event_start, event_end = self.episodes.T
+            allowed &= (((session_start < end) & (session_end > start))
+                        | ((event_start < end) & (event_end > start)))
+        return allowed
+
+    @staticmethod
+    def _dots(codes: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """(code − 128) · quantised query for each row, as float32."""
+        _, query_codes = quantise(query)
+        signed_query = (query_codes.astype(np.int16) - CODE_OFFSET).astype(np.int8).reshape(-1, 1)
+        dots = _integer_product().run(None, {"codes": codes, "query": signed_query})[0]
+        return dots[:, 0].astype(np.float32)

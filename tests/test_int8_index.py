@@ -1,0 +1,209 @@
+"""The int8 dense index: the content list's candidates come from an in-RAM scan of int8 codes
+and are rescored exactly in SQL. It finds the exact nearest memories where sign bits do not
+(i.i.d. random vectors), honours the content list's scope filters, is read again whenever any
+process changes the bank's vectors, and is backfilled in banks written before it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ramem_local.store import Store
+from ramem_local.store.int8_matrix import quantise
+from ramem_local.store.schema import MIGRATIONS
+from ramem_local.text import fts_match_query
+from ramem_local.types import DAY, EmbedderFingerprint, MemoryRecord, TimeRange
+from tests.test_binary_index import filled_bank
+
+WIDE = 256
+
+
+def unit_rows(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
+    rows = rng.standard_normal((n, dim)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def random_bank(tmp_path, n: int = 3000, dim: int = WIDE) -> tuple[Store, list[int], np.ndarray]:
+    """n memories with i.i.d. random unit vectors: the ten nearest of a query are barely
+    nearer than the rest, the worst case for a quantised prefilter."""
+    store = Store.open(tmp_path / "random.db")
+    store.bind_embedder(EmbedderFingerprint("random", dim, "b" * 64))
+    conversation_id = store.ensure_conversation("c")
+    ids = []
+    with store.atomic():
+        for i in range(n):
+            record = MemoryRecord(content=f"note {i}", kind="fact", conversation="c",
+                                  session_start=i * 60, session_end=i * 60 + 60)
+            ids.append(store.add_memory(record, dedup_key=str(i),
+                                        conversation_id=conversation_id))
+        vectors = unit_rows(np.random.default_rng(5), n, dim)
+        store.add_vectors(ids, vectors)
+    return store, ids, vectors
+
+
+def dense_ids(store: Store, query: np.ndarray, index: str, **kwargs) -> list[int]:
+    rows = store.content_candidates(query_vector=query, fts_query=None, depth=25, limit=10,
+                                    dense_index=index, candidates=kwargs.pop("candidates", 25),
+                                    **kwargs)
+    return [row.id for row in rows]
+
+
+def test_quantised_codes_keep_each_direction():
+    rng = np.random.default_rng(0)
+    vectors = unit_rows(rng, 50, WIDE) * rng.uniform(0.5, 3.0, (50, 1)).astype(np.float32)
+    scales, codes = quantise(vectors)
+    assert codes.dtype == np.uint8 and codes.shape == (50, WIDE)
+    restored = scales[:, None] * (codes.astype(np.float32) - 128)
+    units = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert np.abs(restored - units).max() <= scales.max() / 2 + 1e-7
+    assert (np.abs(codes.astype(int) - 128).max(axis=1) == 127).all(), "the full range is used"
+    zero_scale, zero_codes = quantise(np.zeros((1, WIDE), dtype=np.float32))
+    assert zero_scale[0] == 0 and (zero_codes == 128).all()
+
+
+def test_int8_finds_the_exact_nearest_where_sign_bits_do_not(tmp_path):
+    store, ids, vectors = random_bank(tmp_path)
+    queries = unit_rows(np.random.default_rng(6), 20, WIDE)
+    recall = {"int8": [], "binary": []}
+    for query in queries:
+        exact = [ids[i] for i in np.argsort(-(vectors @ query), kind="stable")[:10]]
+        assert dense_ids(store, query, "exact") == exact
+        for index in recall:
+            recall[index].append(len(set(dense_ids(store, query, index)) & set(exact)) / 10)
+    # 25 candidates of 3,000: int8 codes keep the ranking, sign bits lose most of it.
+    assert np.mean(recall["int8"]) >= 0.95
+    assert np.mean(recall["binary"]) < np.mean(recall["int8"])
+
+
+def test_int8_scan_honours_the_conversation_scope_and_the_turn_exclusion(tmp_path):
+    store, ids, vectors = filled_bank(tmp_path, n=30)  # 30 turn memories in conversation "c"
+    other = store.ensure_conversation("other")
+    facts = []
+    for i in range(5):
+        record = MemoryRecord(content=f"fact {i}", kind="fact", conversation="other",
+                              session_start=0, session_end=DAY)
+        facts.append(store.add_memory(record, dedup_key=f"f{i}", conversation_id=other))
+    store.add_vectors(facts, vectors[:5])  # the same directions as five turns
+    query = vectors[2]
+    scoped = dense_ids(store, query, "int8", conversation_id=other)
+    assert set(scoped) == set(facts) and scoped[0] == facts[2]
+    no_turns = dense_ids(store, query, "int8", exclude_turns=True)
+    assert set(no_turns) == set(facts)
+    everything = dense_ids(store, query, "int8")
+    assert set(everything[:2]) == {ids[2], facts[2]}
+    assert dense_ids(store, query, "int8", conversation_id=other + 1) == []
+
+
+def add_fact(store: Store, text: str, vector: np.ndarray) -> int:
+    conversation_id = store.ensure_conversation("facts")
+    record = MemoryRecord(content=text, kind="fact", conversation="facts", session_start=0,
+                          session_end=DAY)
+    memory_id = store.add_memory(record, dedup_key=text, conversation_id=conversation_id)
+    assert memory_id is not None
+    store.add_vectors([memory_id], vector[None])
+    return memory_id
+
+
+def test_the_matrix_follows_this_and_other_processes_writes(tmp_path):
+    store, ids, vectors = filled_bank(tmp_path, n=20)
+    probe = unit_rows(np.random.default_rng(9), 1, 8)[0]
+    assert ids[0] not in dense_ids(store, probe, "int8")[:1]
+
+    mine = add_fact(store, "a memory of this process", probe)
+    assert dense_ids(store, probe, "int8")[0] == mine
+
+    other_process = Store.open(tmp_path / "bank.db")
+    new_id = add_fact(other_process, "a memory of another process", -probe)
+    other_process.close()
+    assert dense_ids(store, -probe, "int8")[0] == new_id
+
+    assert store.delete_memory(mine)
+    assert mine not in dense_ids(store, probe, "int8")
+    assert len(store.int8_matrix()) == 21
+
+    store.drop_vectors()
+    store.bind_embedder(EmbedderFingerprint("test-embedder", 8, "a" * 64))
+    assert len(store.int8_matrix()) == 0
+    assert dense_ids(store, probe, "int8") == []
+
+
+def test_an_unchanged_bank_is_read_once(tmp_path):
+    store, _, vectors = filled_bank(tmp_path, n=20)
+    first = store.int8_matrix()
+    store.content_candidates(query_vector=vectors[0], fts_query=None, depth=25, limit=10,
+                             dense_index="int8")
+    assert store.int8_matrix() is first
+
+
+def test_banks_written_before_the_int8_codes_are_backfilled(tmp_path, monkeypatch):
+    import ramem_local.store.bank as bank_module
+
+    older = [m for m in MIGRATIONS if m.__name__ != "m007_int8_codes"]
+    monkeypatch.setattr("ramem_local.store.schema.MIGRATIONS", older)
+    monkeypatch.setattr(bank_module, "MIGRATIONS", older)
+    monkeypatch.setattr(bank_module, "create_int8_table", lambda db: None)
+    store, ids, vectors = filled_bank(tmp_path)
+    assert not store.has_int8_codes()
+    query = vectors[3]
+    before = dense_ids(store, query, "int8", candidates=100)
+    assert before == dense_ids(store, query, "binary", candidates=100), "falls back to binary"
+    store.close()
+    monkeypatch.undo()
+
+    upgraded = Store.open(tmp_path / "bank.db")
+    assert upgraded.schema_version == len(MIGRATIONS)
+    assert upgraded.has_int8_codes()
+    scales, codes = quantise(vectors)
+    stored = upgraded.db.execute(
+        "SELECT memory_id, scale, codes FROM memories_int8 ORDER BY memory_id").fetchall()
+    assert [row[0] for row in stored] == ids
+    assert np.allclose([row[1] for row in stored], scales)
+    assert [row[2] for row in stored] == [code.tobytes() for code in codes]
+    assert dense_ids(upgraded, query, "int8", candidates=100) == before
+
+
+def context_ids(store: Store, query: np.ndarray, index: str, raw: TimeRange, buffer: int,
+                **kwargs) -> list[int]:
+    rows = store.session_overlap_candidates(
+        query_vector=query, fts_query=kwargs.pop("fts_query", None), raw_range=raw,
+        wide_range=TimeRange(raw.start - buffer, raw.end + buffer), depth=25, limit=10,
+        dense_index=index, candidates=kwargs.pop("candidates", 25), **kwargs)
+    return [row.id for row in rows]
+
+
+@pytest.mark.parametrize("index", ["exact", "binary", "int8"])
+def test_every_index_gives_the_same_lists_on_a_small_bank(tmp_path, index):
+    store, _, vectors = filled_bank(tmp_path)
+    query = vectors[11] * 0.5 + vectors[12] * 0.5
+    assert dense_ids(store, query, index, candidates=100) == dense_ids(store, query, "exact")
+    raw = TimeRange(8 * DAY, 15 * DAY)
+    fts = fts_match_query("lemon cake")
+    context = context_ids(store, query, index, raw, 2 * DAY, fts_query=fts, candidates=100)
+    assert context and context == context_ids(store, query, "exact", raw, 2 * DAY,
+                                               fts_query=fts)
+
+
+def test_int8_context_list_finds_the_nearest_inside_the_range(tmp_path):
+    store, ids, vectors = random_bank(tmp_path)  # one memory a minute for 50 hours
+    raw = TimeRange(600 * 60, 1800 * 60)  # no buffer: all in tier 0, ranked by distance
+    starts = np.arange(len(ids)) * 60
+    inside = np.flatnonzero((starts >= raw.start) & (starts < raw.end))
+    recall = []
+    for query in unit_rows(np.random.default_rng(7), 20, WIDE):
+        exact = [ids[i] for i in inside[np.argsort(-(vectors[inside] @ query),
+                                                   kind="stable")[:10]]]
+        assert context_ids(store, query, "exact", raw, 0) == exact
+        found = context_ids(store, query, "int8", raw, 0)
+        assert set(found) <= {ids[i] for i in inside}
+        recall.append(len(set(found) & set(exact)) / 10)
+    assert np.mean(recall) >= 0.95
+
+
+def test_int8_context_list_follows_a_changed_episode(tmp_path):
+    store, ids, vectors = filled_bank(tmp_path, n=12)  # sessions on days 0..36
+    raw = TimeRange(100 * DAY, 101 * DAY)
+    assert context_ids(store, vectors[1], "int8", raw, DAY) == []
+    store._mirror_episodes_to_vectors([(ids[1], 100 * DAY, 101 * DAY, None, None)])
+    store.db.execute("UPDATE memories SET session_start = ?, session_end = ? WHERE id = ?",
+                     (100 * DAY, 101 * DAY, ids[1]))
+    assert context_ids(store, vectors[1], "int8", raw, DAY) == [ids[1]]
