@@ -210,6 +210,9 @@ def tuning_options(func: Callable) -> Callable:
                      help="Dense KNN: int8 codes scanned in RAM, or sign bits (binary) "
                           "scanned in SQLite, candidates rescored exactly; or an exact "
                           "float scan."),
+        click.option("--centre-query/--raw-query", default=defaults.centre_query,
+                     show_default=True,
+                     help="Take the bank's mean direction off the dense query (see README)."),
         click.option("--candidates", default=defaults.candidates, show_default=True,
                      type=click.IntRange(25, 100_000),
                      help="Binary / int8 index: candidates rescored exactly per scan."),
@@ -219,9 +222,10 @@ def tuning_options(func: Callable) -> Callable:
     def wrapper(*args: Any, buffer_days: float, buffer_after_days: float | None,
                 neighbour_weight: float, event_time_first: bool,
                 fill_missing_ranks: bool, drop_repeated_turns: bool, recent_days: int,
-                depth: int, dense_index: str, candidates: int, **kwargs: Any) -> Any:
+                depth: int, dense_index: str, candidates: int, centre_query: bool,
+                **kwargs: Any) -> Any:
         tuning = SearchTuning(
-            dense_index=dense_index, candidates=candidates,
+            dense_index=dense_index, candidates=candidates, centre_query=centre_query,
             depth=depth, buffer_days=buffer_days, buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,
             event_time_first=event_time_first, fill_missing_ranks=fill_missing_ranks,

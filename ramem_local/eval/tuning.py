@@ -27,6 +27,7 @@ class SearchTuning:
     drop_repeated_turns: bool = RetrievalSettings.drop_repeated_turns
     dense_index: str = RetrievalSettings.dense_index
     candidates: int = RetrievalSettings.candidates
+    centre_query: bool = RetrievalSettings.centre_query
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -41,8 +42,9 @@ class SearchTuning:
             parts.append("missing ranks filled")
         if not self.drop_repeated_turns:
             parts.append("turns beside their extracted memory kept")
-        parts.append("dense exact" if self.dense_index == "exact"
-                     else f"dense {self.dense_index} ({self.candidates} rescored)")
+        dense = ("dense exact" if self.dense_index == "exact"
+                 else f"dense {self.dense_index} ({self.candidates} rescored)")
+        parts.append(dense + (", centred query" if self.centre_query else ", raw query"))
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
         return " · ".join(parts)
@@ -60,7 +62,7 @@ def tuned_search(memory: Memory, question: str, *, k: int, mode: str, tuning: Se
         event_time_first=tuning.event_time_first,
         fill_missing_ranks=tuning.fill_missing_ranks,
         drop_repeated_turns=tuning.drop_repeated_turns, dense_index=tuning.dense_index,
-        candidates=max(tuning.candidates, tuning.depth, k),
+        candidates=max(tuning.candidates, tuning.depth, k), centre_query=tuning.centre_query,
     )
     return memory.search(question, settings=settings, frame=frame)
 

@@ -268,6 +268,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             self.db.execute("DROP TABLE IF EXISTS memories_bin")
             self.db.execute("DROP TABLE IF EXISTS memories_float")
             self.db.execute("DROP TABLE IF EXISTS memories_int8")
+            self.db.execute("DELETE FROM vector_sum")
             self.db.execute("DELETE FROM meta WHERE key = 'embedder'")
             self._vectors_changed()
 

@@ -28,6 +28,7 @@ import apsw
 import numpy as np
 
 from ..types import TimeRange
+from .schema import unit_rows
 
 # Codes are stored offset by 128 (uint8): onnxruntime's uint8 × int8 product is its fast one,
 # and the offset is taken back exactly by the product's zero point.
@@ -43,9 +44,7 @@ ORDER BY memory_id"""
 def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(scales, codes) of each row's direction: ``codes`` uint8 with the offset, ``scales``
     such that ``scale · (code − 128)`` ≈ the unit vector. A zero row gets scale 0."""
-    rows = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    units = np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+    units = unit_rows(vectors)
     scales = np.abs(units).max(axis=1) / 127.0
     steps = np.divide(units, scales[:, None], out=np.zeros_like(units), where=scales[:, None] > 0)
     codes = (np.clip(np.rint(steps), -127, 127) + CODE_OFFSET).astype(np.uint8)

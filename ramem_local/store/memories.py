@@ -171,6 +171,7 @@ class MemoryTables:
                 "VALUES (?, vec_quantize_binary(?), ?, ?, ?, ?, ?, ?)",
                 rows,
             )
+        self._add_to_vector_sum(vectors, sign=1)
         if self.has_int8_codes():
             from .int8_matrix import quantise
 
@@ -194,11 +195,51 @@ class MemoryTables:
             tables += ["memories_bin", "memories_float"]
         if self.has_int8_codes():
             tables.append("memories_int8")
+        self._add_to_vector_sum(self._float_vectors(memory_ids_json), sign=-1)
         for table in tables:
             self.db.execute(f"DELETE FROM {table} "
                             "WHERE memory_id IN (SELECT value FROM json_each(?))",
                             (memory_ids_json,))
         self._vectors_changed()
+
+    def _float_vectors(self, memory_ids_json: str) -> np.ndarray | None:
+        """The stored vectors of these memories (a JSON array of ids), None when none."""
+        import numpy as np
+
+        table = "memories_float" if self.has_binary_index() else "memories_vec"
+        blobs = [row[0] for row in self.db.execute(
+            f"SELECT embedding FROM {table} "
+            "WHERE memory_id IN (SELECT value FROM json_each(?))", (memory_ids_json,))]
+        return np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]) if blobs else None
+
+    def _add_to_vector_sum(self, vectors: np.ndarray | None, *, sign: int) -> None:
+        """Add (sign 1) or take away (sign -1) these vectors' directions from ``vector_sum``."""
+        if vectors is None or not len(vectors):
+            return
+        import numpy as np
+
+        from .schema import unit_rows
+
+        units = unit_rows(vectors)
+        row = self.db.execute("SELECT count, total FROM vector_sum WHERE id = 1").fetchone()
+        count, total = (row[0], np.frombuffer(row[1], dtype=np.float64)) if row else \
+            (0, np.zeros(units.shape[1]))
+        count += sign * len(units)
+        total = total + sign * units.sum(axis=0)
+        if count <= 0:
+            self.db.execute("DELETE FROM vector_sum")
+            return
+        self.db.execute("INSERT OR REPLACE INTO vector_sum(id, count, total) VALUES (1, ?, ?)",
+                        (count, total.tobytes()))
+
+    def mean_vector(self) -> np.ndarray | None:
+        """The mean of the bank's unit vectors (float32), None when it holds none."""
+        import numpy as np
+
+        row = self.db.execute("SELECT count, total FROM vector_sum WHERE id = 1").fetchone()
+        if row is None or row[0] <= 0:
+            return None
+        return (np.frombuffer(row[1], dtype=np.float64) / row[0]).astype(np.float32)
 
     def _vectors_changed(self) -> None:
         """Mark a change to the bank's vectors (in the writer's transaction), so that every

@@ -407,6 +407,43 @@ def m007_int8_codes(db: apsw.Connection) -> None:
              for row, scale, code in zip(batch, scales, codes, strict=True)])
 
 
+def m008_vector_sum(db: apsw.Connection) -> None:
+    """``vector_sum``: the count and float64 sum of the bank's unit vectors, kept in step with
+    every vector write, so the mean direction the question path takes off a query is one row
+    away (``MemoryTables.mean_vector``). Filled from the float vectors of existing banks."""
+    db.execute(
+        """
+        CREATE TABLE vector_sum (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            count INTEGER NOT NULL,
+            total BLOB NOT NULL
+        )
+        """
+    )
+    if not _table_exists(db, "memories_float"):
+        return
+    import numpy as np
+
+    count, total = 0, None
+    cursor = db.execute("SELECT embedding FROM memories_float")
+    while batch := list(itertools.islice(cursor, 4096)):
+        units = unit_rows(np.stack([np.frombuffer(row[0], dtype=np.float32) for row in batch]))
+        total = units.sum(axis=0) if total is None else total + units.sum(axis=0)
+        count += len(batch)
+    if total is not None:
+        db.execute("INSERT INTO vector_sum(id, count, total) VALUES (1, ?, ?)",
+                   (count, total.tobytes()))
+
+
+def unit_rows(vectors):
+    """Each row scaled to length 1, in float64 (a zero row stays zero)."""
+    import numpy as np
+
+    rows = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+
+
 def _table_exists(db: apsw.Connection, name: str) -> bool:
     return db.execute("SELECT 1 FROM sqlite_master WHERE name = ? AND type = 'table'",
                       (name,)).fetchone() is not None
@@ -414,7 +451,7 @@ def _table_exists(db: apsw.Connection, name: str) -> bool:
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
-    m006_turns_in_session_order, m007_int8_codes,
+    m006_turns_in_session_order, m007_int8_codes, m008_vector_sum,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
