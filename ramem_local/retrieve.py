@@ -57,7 +57,7 @@ class RetrievalSettings:
     dense_index: str = DEFAULT_DENSE_INDEX
     candidates: int = DEFAULT_CANDIDATES
     # The dense query is the question's direction minus the bank's mean direction
-    # (centred_query): measured on vs off in the README, "Centred dense queries".
+    # (centred_query): measured on vs off in the README, "Retrieval evaluation".
     centre_query: bool = True
 
     def __post_init__(self) -> None:
