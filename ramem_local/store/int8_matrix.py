@@ -90,8 +90,8 @@ class Int8Matrix:
     @classmethod
     def load(cls, db: apsw.Connection, generation: str | None, dimension: int) -> Int8Matrix:
         """Read the codes (inside the caller's read transaction). Each row's blob is copied
-        into place as it is read: holding them all first costs a new process twice the RAM
-        and about twice the time (results/bench-scale.txt)."""
+        into place as it is read: holding every row first kept a second copy of the codes
+        and took a new process 1.8-2.7x as long (results/bench-scale.txt)."""
         count = db.execute("SELECT count(*) FROM memories_int8").fetchone()[0]
         codes = np.empty((count, dimension), dtype=np.uint8)
         flat = memoryview(codes.reshape(-1))
