@@ -12,6 +12,7 @@ import pytest
 
 from ramem_local.text import words
 from ramem_local.types import EmbedderFingerprint
+from tests.real_models import smollm_path
 
 LOCOMO_DEV = Path(
     os.environ.get("RAMEM_LOCOMO_DEV")
@@ -100,12 +101,7 @@ def pytest_runtest_makereport(item, call):
 @pytest.fixture(scope="session")
 def smollm():
     """The real SmolLM2-135M GGUF (path in RAMEM_TEST_LLM), one thread, a small context."""
-    value = os.environ.get("RAMEM_TEST_LLM")
-    if not value:
-        pytest.skip("RAMEM_TEST_LLM is not set (path to SmolLM2-135M-Instruct.Q4_1.gguf)")
-    if not Path(value).is_file():
-        pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
     from ramem_local.runtime.llama import LlamaRuntime
 
     # One thread: on a 2-core machine that runs other work, two threads slowed calls 2-10x.
-    return LlamaRuntime(Path(value), n_ctx=2048, n_threads=1)
+    return LlamaRuntime(smollm_path(), n_ctx=2048, n_threads=1)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timezone
-from pathlib import Path
 
 import pytest
 
@@ -22,6 +21,7 @@ from ramem_local.ingest.pipeline import ingest_conversations
 from ramem_local.ingest.windows import window_turns, windows_of
 from ramem_local.text import fts_match_query
 from ramem_local.types import ParsedConversation, Session, Turn
+from tests.real_models import smollm_path
 
 UTC = timezone.utc
 N_CTX = 3072
@@ -65,12 +65,7 @@ def three_sessions() -> ParsedConversation:
 
 @pytest.fixture(scope="module")
 def extraction_llm():
-    value = os.environ.get("RAMEM_TEST_LLM")
-    if not value:
-        pytest.skip("RAMEM_TEST_LLM is not set (path to SmolLM2-135M-Instruct.Q4_1.gguf)")
-    if not Path(value).is_file():
-        pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
+    path = smollm_path()
     from ramem_local.runtime.llama import LlamaRuntime
 
     cores = os.cpu_count() or 1
@@ -78,7 +73,7 @@ def extraction_llm():
     # thread is several times faster than two (measured on 2 shared cores).
     threads = 1 if cores <= 2 else min(4, cores - 1)
     # The extraction instructions are evaluated once (the runtime's fixed prefix, default).
-    return LlamaRuntime(Path(value), n_ctx=N_CTX, n_threads=threads)
+    return LlamaRuntime(path, n_ctx=N_CTX, n_threads=threads)
 
 
 def status_counts(memory: Memory) -> dict[str, int]:

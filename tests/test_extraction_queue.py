@@ -9,7 +9,6 @@ end-to-end checks: a 12-window import, a SIGKILL during `extract`, the ETA on a 
 from __future__ import annotations
 
 import json
-import os
 import random
 import signal
 import subprocess
@@ -30,6 +29,7 @@ from ramem_local.cli import DURATION, cli
 from ramem_local.ingest.llm_pipeline import run_extraction
 from ramem_local.retrieve import without_repeated_turns
 from ramem_local.types import Candidate
+from tests.real_models import smollm_path
 
 pytest_plugins = ("chat_fixtures",)
 CLI_SCRIPT = Path(__file__).resolve().parents[1] / "cli.py"
@@ -192,13 +192,6 @@ def test_a_turn_and_its_only_extracted_memory_are_not_both_listed(bank):
 # --------------------------------------------------------------------------- the real SmolLM
 
 
-def smollm_path() -> str:
-    value = os.environ.get("RAMEM_TEST_LLM")
-    if not value or not Path(value).is_file():
-        pytest.skip("RAMEM_TEST_LLM is not set to the SmolLM2-135M GGUF")
-    return value
-
-
 def write_journal(path: Path, turns: int, *, same_text: bool = False) -> Path:
     """Four entries a day; with ``same_text`` every day is told with the same words."""
     start = datetime(2024, 3, 4, 9, 0)
@@ -229,7 +222,7 @@ def window_state(db: Path) -> tuple[dict[str, int], list[tuple[int, str, int, in
 
 @pytest.mark.real_model
 def test_an_import_of_12_windows_returns_with_them_queued_and_its_turns_searchable(tmp_path):
-    llm = smollm_path()
+    llm = str(smollm_path())
     db = tmp_path / "journal.db"
     source = write_journal(tmp_path / "journal.jsonl", 48)
     runner = CliRunner()
@@ -248,7 +241,7 @@ def test_a_sigkill_during_extract_loses_no_window_doubles_none_and_the_eta_holds
     """SmolLM2's time per window swings from seconds to minutes when it loops until its token
     budget; a small budget makes every window cost the same (each ends failed as truncated,
     after the split retry: the same write path, one transaction, as a done window)."""
-    llm = smollm_path()
+    llm = str(smollm_path())
     db = tmp_path / "journal.db"
     source = write_journal(tmp_path / "journal.jsonl", 16, same_text=True)
     runner = CliRunner()

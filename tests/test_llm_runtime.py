@@ -7,14 +7,12 @@ too weak for good answers, so they check plumbing only.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from ramem_local.protocols import LLM, LLMResult
 from ramem_local.runtime.llama import LlamaRuntime, prepare_messages
 from ramem_local.schemas import array, enum, obj, string, validate
+from tests.real_models import smollm_path
 
 SMALL = obj({"a": string(60)})
 
@@ -76,22 +74,11 @@ def test_grammar_keeps_property_order_and_forbids_control_chars_in_strings():
 # --------------------------------------------------------------------------- real model
 
 
-def _test_llm_path() -> Path:
-    value = os.environ.get("RAMEM_TEST_LLM")
-    if not value:
-        pytest.skip("RAMEM_TEST_LLM is not set (path to SmolLM2-135M-Instruct.Q4_1.gguf)")
-    path = Path(value)
-    if not path.is_file():
-        pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    return path
-
-
 @pytest.fixture(scope="module")
 def runtime() -> LlamaRuntime:
     # One thread: on a busy machine llama.cpp's spinning workers collapse (measured 5-10x
     # slower with 2 threads on 2 loaded cores); a 135M model needs no more.
-    return LlamaRuntime(_test_llm_path(), n_ctx=2048, n_threads=1)
+    return LlamaRuntime(smollm_path(), n_ctx=2048, n_threads=1)
 
 
 SENTIMENT = obj(

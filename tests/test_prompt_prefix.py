@@ -21,6 +21,7 @@ import pytest
 from ramem_local.ingest.extract import build_messages, turn_labels, window_schema
 from ramem_local.runtime.prompt_prefix import PrefixKV, common_prefix, fixed_prefix
 from ramem_local.types import Turn
+from tests.real_models import smollm_path
 
 ROOT = Path(__file__).resolve().parents[1]
 N_CTX = 2048  # the runtime tests' context: the loaded model is shared with them
@@ -174,20 +175,10 @@ A = request(WINDOW_A, 1)
 B = request(WINDOW_B, 4)
 
 
-def _test_llm_path() -> Path:
-    value = os.environ.get("RAMEM_TEST_LLM")
-    if not value:
-        pytest.skip("RAMEM_TEST_LLM is not set (path to SmolLM2-135M-Instruct.Q4_1.gguf)")
-    if not Path(value).is_file():
-        pytest.skip(f"RAMEM_TEST_LLM={value} does not exist")
-    pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed")
-    return Path(value)
-
-
 def runtime(**options):
     from ramem_local.runtime.llama import LlamaRuntime
 
-    return LlamaRuntime(_test_llm_path(), n_ctx=N_CTX, n_threads=1, **options)
+    return LlamaRuntime(smollm_path(), n_ctx=N_CTX, n_threads=1, **options)
 
 
 def raw(llm, req: tuple[list[dict], dict]) -> str:
