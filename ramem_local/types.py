@@ -177,6 +177,29 @@ class RecallFrame:
     guard_reason: str = ""
     source: str = "deterministic"  # or "llm" when the analyzer's range was accepted
     llm_proposal: dict | None = None
+    # Multi-step recall (issue 20). ``order``: "latest" ("when did I last ...") or "earliest"
+    # ("... for the first time"): the matching memories are listed by time. ``counting``:
+    # "how many / how often / which ... (plural)": every matching memory, with a count.
+    # ``anchor``: the episode is fixed by another event ("the day after I adopted the cat"):
+    # the anchor phrase, how the time relates to it, and what the anchor search found.
+    # ``as_of``: given by the caller, nothing written after it is returned.
+    order: str | None = None
+    counting: bool = False
+    anchor: EventAnchor | None = None
+    as_of: int | None = None
+
+
+@dataclass
+class EventAnchor:
+    """A time given by another event: "the day after <phrase>", "since <phrase>"."""
+
+    phrase: str  # what the anchor memory is found by ("I adopted the cat")
+    relation: str  # "day_after", "week_before", "since", "after", "before", "until", ...
+    text: str  # the question's words that say it ("the day after I adopted the cat")
+    span: tuple[int, int]
+    memory_id: int | None = None  # the anchor memory found (None: not found)
+    time: int | None = None  # its event time, else when it was said
+    confident: bool = True
 
 
 @dataclass
@@ -251,6 +274,10 @@ class Trace:
 class SearchResponse:
     results: list[Candidate]
     trace: Trace
+    # A counting question ("how many times ..."): how many memories match (all of them are in
+    # ``results``, up to the cap); None for other questions. ``capped``: more matched.
+    count: int | None = None
+    capped: bool = False
 
 
 @dataclass
