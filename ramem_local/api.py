@@ -337,12 +337,17 @@ class Memory:
         person: str | None = None,
         conversation: str | None = None,
         limit: int = 1000,
+        as_of: When | None = None,
     ) -> list[TimelineDay]:
         """The memories said in a window, in time order, grouped by day (in the bank's
-        timezone) and session; no question needed. ``end`` given as a day includes it."""
+        timezone) and session; no question needed. ``end`` given as a day includes it.
+        ``as_of``: nothing said after that moment."""
         if self.store.memory_count() == 0:
             raise InputError("this bank holds no memories yet")
         window = self._window(start, end)
+        if as_of is not None:
+            cut = parse_when(as_of, self.tz) + 1
+            window = (window[0], cut if window[1] is None else min(window[1], cut))
         if person is not None:
             self._require_person(person)
         rows = self.store.timeline_rows(
@@ -389,13 +394,19 @@ class Memory:
               buffer_after_days: float | None = None,
               recent_days: int = DEFAULT_RECENT_DAYS,
               conversation: str | None = None) -> RecallFrame:
-        """The deterministic recall frame of a question (see ``recall.frame.build_frame``)."""
+        """The deterministic recall frame of a question (see ``recall.frame.build_frame``).
+
+        ``as_of`` is a point in time: cues are read relative to it, and nothing written after
+        it is returned (what did I know then). Without it the reference is the bank's latest
+        session (a journal's: now) and nothing is cut."""
         if not question or not question.strip():
             raise InputError("the question is empty")
         conversation_id = self._conversation_id(conversation)
+        reference = self.reference_time(as_of, conversation_id)
         return build_frame(
             question,
-            reference_time=self.reference_time(as_of, conversation_id),
+            reference_time=reference,
+            as_of=reference if as_of is not None else None,
             tz=self.tz,
             timeline=self.store.timeline(conversation_id),
             participants=self.store.participants(conversation_id),

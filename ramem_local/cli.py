@@ -38,6 +38,7 @@ from .render import (
     forget_lines,
     memory_dict,
     queue_lines,
+    reading_lines,
     span_text,
     stats_lines,
     timeline_dict,
@@ -287,8 +288,9 @@ def question_options(func: Callable) -> Callable:
     """The options search and ask share: reference time, mode, buffer, scope, output."""
     options = [
         click.option("--as-of", metavar="WHEN",
-                     help="Reference time for 'last week' etc. Default: the bank's latest "
-                          "session."),
+                     help="A point in time: 'last week' is read relative to it, and nothing "
+                          "written after it is returned (what did I know then). Default: "
+                          "the bank's latest session (a journal's: now), nothing cut."),
         click.option("--mode", type=click.Choice(["ramem", "baseline"]),
                      help="ramem: episode-compatible memories first; baseline: content "
                           "relevance only. Default: config `mode`, else ramem."),
@@ -663,16 +665,14 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
     if as_json:
         _echo_json({
             "question": question,
+            "count": response.count,
+            "capped": response.capped,
             "results": [candidate_dict(c, i, tz) for i, c in enumerate(response.results, 1)],
             "trace": trace_dict(response.trace, response.results, tz),
         })
         return
-    frame = response.trace.frame
-    if frame is not None and frame.guard == "filter" and frame.time_range is not None:
-        click.echo(f"time: {span_text(frame.time_range.start, frame.time_range.end, tz)} "
-                   f"({frame.guard_reason}; ±{frame.buffer_days:g} days)")
-    elif frame is not None and frame.guard == "prefer_recent":
-        click.echo(f"time: {frame.guard_reason}")
+    for line in reading_lines(response, tz):
+        click.echo(line)
     if not response.results:
         click.echo("no memories match")
     for rank, candidate in enumerate(response.results, 1):
@@ -849,10 +849,11 @@ def forget(context: Context, memory_ids: tuple[int, ...], conversation: str | No
 @click.option("--conversation", metavar="NAME", help="Only this conversation.")
 @click.option("--limit", default=1000, show_default=True, type=click.IntRange(1, 1_000_000),
               help="At most N memories.")
+@click.option("--as-of", metavar="WHEN", help="Nothing said after WHEN (what was known then).")
 @json_option
 @pass_context
 def timeline(context: Context, start: str | None, end: str | None, person: str | None,
-             conversation: str | None, limit: int, as_json: bool) -> None:
+             conversation: str | None, limit: int, as_of: str | None, as_json: bool) -> None:
     """The memories of a time window, day by day and session by session (no question needed).
 
     \b
@@ -861,7 +862,7 @@ def timeline(context: Context, start: str | None, end: str | None, person: str |
     """
     memory = context.memory(create=False)
     days = memory.timeline(start=start, end=end, person=person, conversation=conversation,
-                           limit=limit + 1)
+                           limit=limit + 1, as_of=as_of)
     shown = sum(len(e) for e in _timeline_entries(days))
     if shown > limit:
         days = _trim_timeline(days, limit)

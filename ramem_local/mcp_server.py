@@ -91,6 +91,8 @@ def build_server(memory: Memory) -> Any:
         frame = response.trace.frame
         return {
             "memories": [candidate_dict(c, i, tz) for i, c in enumerate(response.results, 1)],
+            "count": response.count,
+            "capped": response.capped,
             "frame": _frame_summary(frame_dict(frame, tz)),
             "notes": response.trace.notes,
             "extraction_pending": memory.extraction_queue()["pending"],
@@ -156,7 +158,7 @@ def _check_k(k: int) -> int:
 
 def _frame_summary(frame: dict[str, Any]) -> dict[str, Any]:
     keys = ("need", "reference_time", "cues", "time_range", "widened_range", "guard",
-            "guard_reason", "persons")
+            "guard_reason", "persons", "order", "counting", "anchor", "as_of")
     return {key: frame[key] for key in keys}
 
 

@@ -8,10 +8,12 @@ from typing import Any
 from .types import (
     Answer,
     Candidate,
+    EventAnchor,
     ForgetReport,
     LLMCall,
     MemoryRecord,
     RecallFrame,
+    SearchResponse,
     TimelineDay,
     TimeRange,
     Trace,
@@ -94,7 +96,47 @@ def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
         "locations": frame.locations,
         "topic": frame.topic,
         "llm_proposal": frame.llm_proposal,
+        "order": frame.order,
+        "counting": frame.counting,
+        "anchor": anchor_dict(frame.anchor, tz),
+        "as_of": iso_time(frame.as_of, tz),
     }
+
+
+def anchor_dict(anchor: EventAnchor | None, tz: tzinfo) -> dict | None:
+    if anchor is None:
+        return None
+    return {"text": anchor.text, "phrase": anchor.phrase, "relation": anchor.relation,
+            "memory_id": anchor.memory_id, "time": iso_time(anchor.time, tz),
+            "confident": anchor.confident}
+
+
+def reading_lines(response: SearchResponse, tz: tzinfo) -> list[str]:
+    """How the question was read, one line each, before the results: the time range, an
+    order, a count, the as-of cut."""
+    frame = response.trace.frame
+    if frame is None:
+        return []
+    lines = []
+    if frame.guard == "filter" and frame.time_range is not None:
+        lines.append(f"time: {span_text(frame.time_range.start, frame.time_range.end, tz)} "
+                     f"({frame.guard_reason}; ±{frame.buffer_days:g} days)")
+    elif frame.guard in ("prefer_recent", "no_filter") and frame.anchor is not None:
+        lines.append(f"time: {frame.guard_reason}")
+    elif frame.guard == "prefer_recent":
+        lines.append(f"time: {frame.guard_reason}")
+    if frame.order is not None:
+        how = next((n.removeprefix("order: ") for n in response.trace.notes
+                    if n.startswith("order: ")), "")
+        lines.append(f"order: {frame.order} first" + (f" ({how})" if how else ""))
+    if response.count is not None:
+        more = f", the first {len([c for c in response.results if c.list_name == 'counted'])}"\
+            " listed" if response.capped else ""
+        noun = "memory matches" if response.count == 1 else "memories match"
+        lines.append(f"count: {response.count} {noun}{more}")
+    if frame.as_of is not None:
+        lines.append(f"as of: {iso_time(frame.as_of, tz)} (nothing written later)")
+    return lines
 
 
 def trace_dict(trace: Trace, results: list[Candidate], tz: tzinfo) -> dict:
@@ -156,6 +198,8 @@ def candidate_lines(candidate: Candidate, rank: int, tz: tzinfo) -> list[str]:
 def placement_text(candidate: Candidate) -> str:
     """The fused score, or "by time" for a memory that neither list matched and that is
     listed for when it happened (a time-only question, or BM25 alone finding no shared word)."""
+    if candidate.list_name in ("ordered", "counted"):
+        return "by when it happened"
     if candidate.dense_rank is None and candidate.bm25_rank is None:
         return "by time"
     return f"score {candidate.score:.4f}"

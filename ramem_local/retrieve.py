@@ -23,10 +23,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .errors import InputError
+from .recall.frame import is_time_only
+from .recall.question_kinds import EARLIEST, question_verbs, relation_range
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .store.retrieval_sql import DENSE_INDEXES
-from .text import fts_match_query
-from .types import Candidate, MemoryRecord, RecallFrame, SearchResponse, TimeRange, Trace
+from .text import content_words, fts_match_query
+from .types import (
+    DAY,
+    Candidate,
+    EventAnchor,
+    MemoryRecord,
+    RecallFrame,
+    SearchResponse,
+    TimeRange,
+    Trace,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -37,6 +48,12 @@ MODES = ("ramem", "baseline")
 DEFAULT_DEPTH = 25
 DEFAULT_DENSE_INDEX = "int8"
 DEFAULT_CANDIDATES = 200
+# A counting question lists every match, up to this many (the response says when more match).
+COUNT_CAP = 100
+# The speaker of an assistant's turns in imported chats: what it says is not the user's
+# episode (no occurrence of "when did I last ...", never the anchor event).
+ASSISTANT = "assistant"
+_EARLIEST_TIME = -(1 << 62)
 
 
 @dataclass(frozen=True)
@@ -59,6 +76,12 @@ class RetrievalSettings:
     # The dense query is the question's direction minus the bank's mean direction
     # (centred_query): measured on vs off in the README, "Retrieval evaluation".
     centre_query: bool = True
+    # Order ("when did I last"), counts ("how many times") and times given by another event
+    # ("the day after I adopted the cat"): measured on vs off in the README.
+    multi_step: bool = True
+    # A counting question also counts the range's reports that are as close to the question
+    # (dense) as its least close lexical match: measured on vs off in the README.
+    count_expansion: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -95,14 +118,17 @@ class Query:
 
 
 def content_list(
-    store: Store, query: Query, settings: RetrievalSettings, conversation_id: int | None
+    store: Store, query: Query, settings: RetrievalSettings, conversation_id: int | None,
+    written_by: int | None = None, limit: int | None = None,
 ) -> list[RankedRow]:
-    """RRF (κ) of dense KNN and BM25 over the whole bank (DESIGN.md §4.2)."""
+    """RRF (κ) of dense KNN and BM25 over the whole bank (DESIGN.md §4.2); nothing written
+    after ``written_by``."""
     return store.content_candidates(
-        query_vector=query.vector, fts_query=query.fts, depth=settings.depth, limit=settings.k,
-        kappa=settings.kappa, neighbour_weight=settings.neighbour_weight,
-        conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-        dense_index=settings.dense_index, candidates=settings.candidates,
+        query_vector=query.vector, fts_query=query.fts, depth=settings.depth,
+        limit=limit or settings.k, kappa=settings.kappa,
+        neighbour_weight=settings.neighbour_weight, conversation_id=conversation_id,
+        exclude_turns=settings.exclude_turns, dense_index=settings.dense_index,
+        candidates=settings.candidates, written_by=written_by,
     )
 
 
@@ -133,7 +159,7 @@ def context_list(
         event_time_first=settings.event_time_first,
         fill_missing_ranks=settings.fill_missing_ranks, conversation_id=conversation_id,
         exclude_turns=settings.exclude_turns, dense_index=settings.dense_index,
-        candidates=settings.candidates,
+        candidates=settings.candidates, written_by=frame.as_of,
     )
     if query.vector is not None and store.has_vectors():
         return fused
@@ -156,7 +182,7 @@ def _by_time(store: Store, frame: RecallFrame, settings: RetrievalSettings,
     return store.session_overlap_by_time(
         raw_range=frame.time_range, wide_range=frame.widened_range, limit=settings.k,
         event_time_first=event_time_first, conversation_id=conversation_id,
-        exclude_turns=settings.exclude_turns,
+        exclude_turns=settings.exclude_turns, written_by=frame.as_of,
     )
 
 
@@ -169,9 +195,18 @@ def retrieve(
     conversation_id: int | None = None,
     query_vector: np.ndarray | None = None,
 ) -> SearchResponse:
-    """Run the question path's retrieval; ``query_vector`` skips re-encoding a known query."""
+    """Run the question path's retrieval; ``query_vector`` skips re-encoding a known query.
+
+    Multi-step questions (``settings.multi_step``): a time given by another event is grounded
+    first (one more search, for the event); an order lists the matching reports by time
+    before the other lists; a count lists every match in the range and counts it."""
     trace = Trace(frame=frame, mode=settings.mode,
                   dense_index=settings.dense_index if embedder is not None else None)
+    multi_step = settings.multi_step and settings.mode == "ramem"
+    if frame.anchor is not None and multi_step:
+        started = time.perf_counter()
+        ground_event_anchor(store, embedder, frame, settings, conversation_id, trace)
+        trace.timings_ms["anchor"] = _ms_since(started)
     started = time.perf_counter()
     if query_vector is None and embedder is not None:
         query_vector = embedder.embed_query(frame.need)
@@ -183,24 +218,205 @@ def retrieve(
     trace.timings_ms["embed_query"] = _ms_since(started)
 
     started = time.perf_counter()
-    content_rows = content_list(store, query, settings, conversation_id)
+    content_rows = content_list(store, query, settings, conversation_id, frame.as_of)
     context_rows: list[RankedRow] = []
     if settings.mode == "ramem" and frame.guard == "filter":
         context_rows = context_list(store, query, frame, settings, conversation_id, trace)
         if not context_rows:
             trace.notes.append("no memory inside the session-overlap filter: content list only")
+    first_rows: list[RankedRow] = []
+    count: int | None = None
+    if multi_step and frame.counting:
+        first_rows, count = counted_list(store, query, frame, settings, conversation_id, trace)
+    elif multi_step and frame.order is not None:
+        first_rows = ordered_list(store, frame, settings, conversation_id, trace)
     trace.timings_ms["sql"] = _ms_since(started)
 
-    memories = store.get_memories([r.id for r in (*context_rows, *content_rows)])
+    memories = store.get_memories([r.id for r in (*first_rows, *context_rows, *content_rows)])
+    first = _candidates(first_rows, memories, "counted" if count is not None else "ordered")
     context = _candidates(context_rows, memories, "context")
     content = _candidates(content_rows, memories, "content")
     if settings.mode == "ramem" and frame.guard == "prefer_recent":
         content = recent_first(content, frame)
-    merged = dedup_first(context, content)
+    merged = dedup_first(first, context, content)
     if settings.drop_repeated_turns:
         merged = without_repeated_turns(store, merged)
-    results = merged[: settings.k]
-    return SearchResponse(results=results, trace=trace)
+    results = merged[: max(settings.k, len(first) if count is not None else 0)]
+    return SearchResponse(results=results, trace=trace, count=count,
+                          capped=count is not None and count > COUNT_CAP)
+
+
+def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFrame,
+                        settings: RetrievalSettings, conversation_id: int | None,
+                        trace: Trace) -> None:
+    """Step one of "the day after I adopted the cat": find the anchor event's memory by its
+    content (no time filter), take when it happened, and make the relation's range the
+    frame's time range (filter first then runs as for a date).
+
+    The anchor is the best report (not the assistant's, not a question) of the content list
+    of the anchor phrase. When another report at a different day fuses within 5% of it, the
+    search is not confident: the one nearest before the reference time is used, and the
+    trace says so. No report found: no time filter, content retrieval only."""
+    anchor = frame.anchor
+    assert anchor is not None
+    vector = embedder.embed_query(anchor.phrase) if embedder is not None else None
+    if vector is not None and settings.centre_query:
+        vector = centred_query(vector, store.mean_vector())
+    rows = content_list(store, Query(vector=vector, fts=fts_match_query(anchor.phrase)),
+                        settings, conversation_id, frame.as_of, limit=settings.depth)
+    happened = dict(store.occurrences(
+        fts_query=None, among=[r.id for r in rows], happened_from=_EARLIEST_TIME,
+        happened_until=1 << 62, newest_first=True, limit=len(rows) or 1, assistant=ASSISTANT,
+        conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
+        written_by=frame.as_of))
+    reports = [row for row in rows if row.id in happened]
+    if not reports:
+        frame.guard = "no_filter"
+        frame.guard_reason = f"the event {anchor.phrase!r} was not found: no time filter"
+        return
+    best = reports[0]
+    close = [row for row in reports[1:] if (row.rrf or 0) >= 0.95 * (best.rrf or 0)
+             and abs(happened[row.id] - happened[best.id]) >= DAY]
+    if close:
+        before = [row for row in [best, *close] if happened[row.id] <= frame.reference_time]
+        chosen = max(before or [best, *close], key=lambda row: happened[row.id])
+        anchor.confident = False
+        trace.notes.append(f"event {anchor.phrase!r}: {len(close) + 1} close candidates at "
+                           "different times; using the one nearest before the reference time")
+    else:
+        chosen = best
+    anchor.memory_id, anchor.time = chosen.id, happened[chosen.id]
+    _apply_anchor_range(frame, anchor, store)
+
+
+def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -> None:
+    from datetime import datetime
+
+    assert anchor.time is not None
+    tz = _zone_of(store)
+    frame.time_range = relation_range(anchor.relation, anchor.time, tz,
+                                      timeline=store.timeline(None),
+                                      reference_time=frame.reference_time)
+    frame.widened_range = frame.time_range.widened(frame.buffer_days)
+    frame.guard = "filter"
+    day = datetime.fromtimestamp(anchor.time, tz).strftime("%Y-%m-%d")
+    frame.guard_reason = (f"event {anchor.text!r} grounded: memory [{anchor.memory_id}] on "
+                          f"{day} ({anchor.relation})")
+    frame.time_only = is_time_only(frame.need, [])
+
+
+def _zone_of(store: Store):
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(store.get_meta("timezone") or "UTC")
+
+
+def occurrence_terms(store: Store, frame: RecallFrame) -> list[str]:
+    """The need's content words that some memory holds, the question's verbs last, rarest
+    first: the first names the thing the question is about ("shakshuka" in "When did I last
+    cook shakshuka?", whatever the entry's verb: "made shakshuka at home")."""
+    terms = content_words(frame.need)
+    verbs = question_verbs(frame.need)
+    counts = store.term_counts(terms)
+    return sorted((t for t in terms if counts[t] > 0),
+                  key=lambda t: (t in verbs, counts[t], terms.index(t)))
+
+
+def _quoted(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
+                 conversation_id: int | None, trace: Trace) -> list[RankedRow]:
+    """"When did I last / first ...": the reports holding the need's rarest word (the first
+    rarest word some report holds), by when they happened, latest at or before the
+    reference time first (or earliest first), inside the frame's raw range when it has one.
+    """
+    latest = frame.order != EARLIEST
+    start, end = _occurrence_window(frame)
+    for term in occurrence_terms(store, frame):
+        found = store.occurrences(
+            fts_query=_quoted(term), happened_from=start, happened_until=end,
+            newest_first=latest, limit=settings.k, assistant=ASSISTANT,
+            conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
+            written_by=frame.as_of)
+        if found:
+            trace.notes.append(f"order: the reports of {term!r}, "
+                               f"{'latest' if latest else 'earliest'} first")
+            return _rows(found)
+    trace.notes.append("order: no report holds the question's words; relevance order")
+    return []
+
+
+def counted_list(store: Store, query: Query, frame: RecallFrame, settings: RetrievalSettings,
+                 conversation_id: int | None, trace: Trace) -> tuple[list[RankedRow], int]:
+    """"How many times ...", "which films have I watched since ...": every report in the
+    range that holds the need's rarest word (the first rarest word some report in the bank
+    holds), and, with ``count_expansion`` and a dense query, every other report of the range
+    at least as close to the question as the least close of those; in time order, counted,
+    at most ``COUNT_CAP`` listed."""
+    start, end = _occurrence_window(frame)
+    common = {"assistant": ASSISTANT, "conversation_id": conversation_id,
+              "exclude_turns": settings.exclude_turns, "written_by": frame.as_of}
+    for term in occurrence_terms(store, frame):
+        if not store.occurrences(fts_query=_quoted(term), happened_from=_EARLIEST_TIME,
+                                 happened_until=frame.reference_time + 1, newest_first=True,
+                                 limit=1, **common):
+            continue
+        matched = dict(store.occurrences(
+            fts_query=_quoted(term), happened_from=start, happened_until=end,
+            newest_first=False, limit=COUNT_CAP * 10, **common))
+        how = f"the reports of {term!r}"
+        if settings.count_expansion and query.vector is not None and matched:
+            added = _as_close_as_matches(store, query, matched, start, end, common)
+            if added:
+                how += f" and {len(added)} as close to the question"
+            matched.update(added)
+        ordered = sorted(matched.items(), key=lambda item: (item[1], item[0]))
+        trace.notes.append(f"count: {len(ordered)} memories match ({how})")
+        return _rows(ordered[:COUNT_CAP]), len(ordered)
+    trace.notes.append("count: no report holds the question's words")
+    return [], 0
+
+
+def _as_close_as_matches(store: Store, query: Query, matched: dict[int, int], start: int,
+                         end: int, common: dict) -> dict[int, int]:
+    """The range's other reports whose dense similarity to the question is at least that of
+    the least similar lexical match ("did the long loop around Fox Valley" for "how many
+    times did I go hiking", when "hiked up Eagle Ridge" is matched)."""
+    import numpy as np
+
+    others = dict(store.occurrences(fts_query=None, happened_from=start, happened_until=end,
+                                    newest_first=False, limit=COUNT_CAP * 10, **common))
+    vectors = store.vectors_of([*matched, *others])
+    if not vectors or query.vector is None:
+        return {}
+    direction = np.asarray(query.vector, dtype=np.float32)
+
+    def similarity(memory_id: int) -> float:
+        vector = vectors[memory_id]
+        return float(vector @ direction / (np.linalg.norm(vector) or 1.0))
+
+    matched_scores = [similarity(i) for i in matched if i in vectors]
+    if not matched_scores:
+        return {}
+    floor = min(matched_scores)
+    return {i: t for i, t in others.items()
+            if i not in matched and i in vectors and similarity(i) >= floor}
+
+
+def _occurrence_window(frame: RecallFrame) -> tuple[int, int]:
+    """[start, end) of when an occurrence may have happened: the raw range of the frame's
+    time cue when it has one; never after the reference time."""
+    end = frame.reference_time + 1
+    if frame.guard == "filter" and frame.time_range is not None:
+        return frame.time_range.start, min(frame.time_range.end, end)
+    return _EARLIEST_TIME, end
+
+
+def _rows(found: Sequence[tuple[int, int]]) -> list[RankedRow]:
+    return [RankedRow(id=memory_id, rrf=None, dense_rank=None, bm25_rank=None, fused_rank=rank)
+            for rank, (memory_id, _) in enumerate(found, 1)]
 
 
 def centred_query(query_vector: np.ndarray, mean: np.ndarray | None) -> np.ndarray:

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, tzinfo
+from datetime import datetime, timedelta, tzinfo
 
 from ..text import content_words, named_persons
 from ..types import RecallFrame, TimeCue, TimeRange
+from .question_kinds import (
+    detect_order,
+    find_event_anchor,
+    is_counting,
+    without_counting_words,
+    without_order_words,
+)
 from .timecues import detect_cues, is_recent_cue, question_range, recent_window
 
 DEFAULT_BUFFER_DAYS = 5.0
@@ -74,11 +81,20 @@ def build_frame(
     buffer_after_days: float | None = None,
     recent_days: int = DEFAULT_RECENT_DAYS,
     country: str | None = None,
+    as_of: int | None = None,
 ) -> RecallFrame:
     """The frame of ``question`` relative to ``reference_time``; ``tz`` and ``country`` are the
-    bank's (day boundaries; numeric date order, holiday calendars, seasons' hemisphere)."""
+    bank's (day boundaries; numeric date order, holiday calendars, seasons' hemisphere).
+    ``as_of``: the caller's point in time (nothing written after it is returned).
+
+    Open ranges ("since February", "after May 8") end at the reference day, never after it.
+    An order ("when did I last"), a count ("how many times") and a time given by another
+    event ("the day after I adopted the cat") are read by ``question_kinds``; the event is
+    found at search time (``retrieve.ground_event_anchor``), so the frame only names it.
+    """
     reference = datetime.fromtimestamp(reference_time, tz=tz)
-    cues = detect_cues(question, reference, timeline, country=country)
+    cues = detect_cues(question, reference, _until_reference(timeline, reference),
+                       country=country)
     frame = RecallFrame(
         question=question,
         need=question,
@@ -86,7 +102,19 @@ def build_frame(
         cues=cues,
         buffer_days=buffer_days,
         persons=named_persons(question, participants),
+        order=detect_order(question),
+        counting=is_counting(question),
+        anchor=find_event_anchor(question, cues),
+        as_of=as_of,
     )
+    if frame.anchor is not None:
+        anchor = frame.anchor
+        frame.need = _tidy(question[: anchor.span[0]] + " " + question[anchor.span[1]:])
+        frame.guard = "anchor"
+        frame.guard_reason = (f"time given by another event: {anchor.text!r} "
+                              f"(relation {anchor.relation}); the event is searched first")
+        frame.need = _without_order_and_count(frame.need, frame)
+        return frame
     time_range = question_range(cues)
     if not cues:
         frame.guard, frame.guard_reason = "no_filter", "no temporal cue in the question"
@@ -112,4 +140,29 @@ def build_frame(
             # The filter carries the time; left in the need, "late" in "late November" matches
             # "I stayed up too late" and the date words pull every dated memory alike.
             frame.need = without_cues(question, [c for c in cues if c.range is not None])
+    frame.need = _without_order_and_count(frame.need, frame)
     return frame
+
+
+def _without_order_and_count(need: str, frame: RecallFrame) -> str:
+    """The need less its order and counting words: "last" and "how many times" are the
+    question's form, not its content."""
+    if frame.order is not None:
+        need = without_order_words(need)
+    if frame.counting:
+        need = without_counting_words(need)
+    return need or frame.question
+
+
+def _tidy(text: str) -> str:
+    return _DANGLING_COMMA.sub(r"\1", _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(text.split())))
+
+
+def _until_reference(timeline: TimeRange | None, reference: datetime) -> TimeRange | None:
+    """The bank's timeline cut at the end of the reference day: "since X" and "after X" run
+    to the reference time (asked with ``--as-of``: not to the bank's last day)."""
+    if timeline is None:
+        return None
+    midnight = reference.replace(hour=0, minute=0, second=0, microsecond=0)
+    day_end = int((midnight + timedelta(days=1)).timestamp())
+    return TimeRange(timeline.start, max(min(timeline.end, day_end), timeline.start))

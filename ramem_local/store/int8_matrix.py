@@ -116,12 +116,16 @@ class Int8Matrix:
         return len(self.ids)
 
     def nearest(self, query: np.ndarray, count: int, *, conversation_id: int | None = None,
-                exclude_turns: bool = False, overlapping: TimeRange | None = None) -> list[int]:
+                exclude_turns: bool = False, overlapping: TimeRange | None = None,
+                session_started_by: int | None = None) -> list[int]:
         """The ids of the ``count`` memories nearest ``query`` by quantised cosine, among those
         the filters let through (in no particular order: SQL applies the filters again,
         rescores the candidates exactly and keeps the closest). ``overlapping``: only memories
-        whose session span or event range overlaps it (the session-overlap filter)."""
-        pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, overlapping))
+        whose session span or event range overlaps it (the session-overlap filter);
+        ``session_started_by``: only memories whose session started by then (the as-of cut,
+        whose exact test is in SQL)."""
+        pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, overlapping,
+                                            session_started_by))
         if count >= len(pool):
             return self.ids[pool].tolist()
         codes = self.codes if len(pool) == len(self) else self.codes[pool]
@@ -130,7 +134,8 @@ class Int8Matrix:
         return self.ids[pool[best]].tolist()
 
     def _allowed(self, conversation_id: int | None, exclude_turns: bool,
-                 overlapping: TimeRange | None) -> np.ndarray:
+                 overlapping: TimeRange | None, session_started_by: int | None = None,
+                 ) -> np.ndarray:
         allowed = np.ones(len(self), dtype=bool)
         if conversation_id is not None:
             allowed &= self.conversation_ids == conversation_id
@@ -141,6 +146,8 @@ class Int8Matrix:
             session_start, session_end, event_start, event_end = self.episodes.T
             allowed &= (((session_start < end) & (session_end > start))
                         | ((event_start < end) & (event_end > start)))
+        if session_started_by is not None:
+            allowed &= self.episodes[:, 0] <= session_started_by
         return allowed
 
     @staticmethod

@@ -15,6 +15,7 @@ from .retrieval_sql import (
     RankedRow,
     content_statement,
     lexical_query,
+    occurrences_statement,
     session_overlap_by_time_statement,
     session_overlap_statement,
 )
@@ -407,6 +408,7 @@ class MemoryTables:
         exclude_turns: bool = False,
         dense_index: str = "exact",
         candidates: int = 200,
+        written_by: int | None = None,
     ) -> list[RankedRow]:
         """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
         ``dense_index="int8"`` draws ``candidates`` memories from the in-RAM scan of the int8
@@ -420,11 +422,11 @@ class MemoryTables:
         candidates = max(candidates, depth)
         int8_candidates = self._int8_candidates(
             query_vector if with_dense and index == "int8" else None, candidates,
-            conversation_id=conversation_id, exclude_turns=exclude_turns)
+            conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by)
         sql = content_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            dense_index=index,
+            dense_index=index, written_by=written_by is not None,
         )
         return self._ranked_rows(sql, {
             "qvec": vector_blob(query_vector) if with_dense else None,
@@ -432,6 +434,7 @@ class MemoryTables:
             "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
             "int8_candidates": int8_candidates,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
+            "written_by": written_by,
         })
 
     def session_overlap_candidates(
@@ -451,6 +454,7 @@ class MemoryTables:
         exclude_turns: bool = False,
         dense_index: str = "exact",
         candidates: int = 200,
+        written_by: int | None = None,
     ) -> list[RankedRow]:
         """The context list, filter first: both source lists are drawn from the memories whose
         session span or event range overlaps ``wide_range``, fused there, and ordered by
@@ -465,11 +469,12 @@ class MemoryTables:
         int8_candidates = self._int8_candidates(
             query_vector if with_dense and index == "int8" else None, candidates,
             conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=wide_range)
+            overlapping=wide_range, written_by=written_by)
         sql = session_overlap_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
             fill_missing_ranks=fill_missing_ranks, dense_index=index,
+            written_by=written_by is not None,
         )
         return self._ranked_rows(sql, {
             "qvec": vector_blob(query_vector) if with_dense else None,
@@ -477,7 +482,7 @@ class MemoryTables:
             "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
             "int8_candidates": int8_candidates,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
-            "event_time_first": int(event_time_first),
+            "event_time_first": int(event_time_first), "written_by": written_by,
             **_range_params(raw_range, wide_range),
         })
 
@@ -490,28 +495,82 @@ class MemoryTables:
         event_time_first: bool = False,
         conversation_id: int | None = None,
         exclude_turns: bool = False,
+        written_by: int | None = None,
     ) -> list[RankedRow]:
         """Every memory inside the session-overlap filter, by proximity tier, then in the
         order it was said (no query needed)."""
         sql = session_overlap_by_time_statement(
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
+            written_by=written_by is not None,
         )
         return self._ranked_rows(sql, {
-            "limit": limit, "conversation_id": conversation_id,
+            "limit": limit, "conversation_id": conversation_id, "written_by": written_by,
             "event_time_first": int(event_time_first),
             **_range_params(raw_range, wide_range),
         })
 
+    def occurrences(
+        self,
+        *,
+        fts_query: str | None,
+        happened_from: int,
+        happened_until: int,
+        newest_first: bool,
+        limit: int,
+        assistant: str,
+        conversation_id: int | None = None,
+        exclude_turns: bool = False,
+        written_by: int | None = None,
+        among: Sequence[int] | None = None,
+    ) -> list[tuple[int, int]]:
+        """(memory id, when it happened) of the reports that match ``fts_query`` in the
+        memory's own columns (or are ``among`` these ids; else every memory) and happened in
+        ``[happened_from, happened_until)``, newest or oldest first. A report is not said by
+        ``assistant`` and is not a question (``retrieval_sql.OCCURRENCES``)."""
+        sql = occurrences_statement(
+            lexical=fts_query is not None, conversation_scoped=conversation_id is not None,
+            exclude_turns=exclude_turns, written_by=written_by is not None,
+            newest_first=newest_first, listed=fts_query is None and among is not None,
+        )
+        params = {"fts": None if fts_query is None else lexical_query(fts_query, 0.0),
+                  "among": None if among is None else json.dumps(list(among)),
+                  "happened_from": happened_from, "happened_until": happened_until,
+                  "limit": limit, "assistant": assistant, "conversation_id": conversation_id,
+                  "written_by": written_by}
+        used = {name: value for name, value in params.items() if f":{name}" in sql}
+        return [(row[0], row[1]) for row in self.db.execute(sql, used)]
+
+    def term_counts(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many memories hold each term in their own columns (FTS5, stemmed as indexed);
+        each term is quoted, never read as FTS syntax."""
+        counts = {}
+        for term in terms:
+            quoted = '"' + term.replace('"', '""') + '"'
+            counts[term] = self.db.execute(
+                "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
+                (lexical_query(quoted, 0.0),)).fetchone()[0]
+        return counts
+
+    def vectors_of(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
+        """The stored vectors of these memories, by id (memories without one are left out)."""
+        import numpy as np
+
+        table = "memories_float" if self.has_binary_index() else "memories_vec"
+        return {row[0]: np.frombuffer(row[1], dtype=np.float32) for row in self.db.execute(
+            f"SELECT memory_id, embedding FROM {table} "
+            "WHERE memory_id IN (SELECT value FROM json_each(?))", (json.dumps(list(memory_ids)),))}
+
     def _int8_candidates(self, query_vector: np.ndarray | None, count: int, *,
                          conversation_id: int | None, exclude_turns: bool,
-                         overlapping: TimeRange | None = None) -> str | None:
+                         overlapping: TimeRange | None = None,
+                         written_by: int | None = None) -> str | None:
         """The ``:int8_candidates`` parameter: a JSON array of the ids the in-RAM scan found
         (None without a query vector: the statement has no int8 dense list then)."""
         if query_vector is None:
             return None
         return json.dumps(self.int8_matrix().nearest(
             query_vector, count, conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=overlapping))
+            overlapping=overlapping, session_started_by=written_by))
 
     def _usable_index(self, dense_index: str) -> str:
         """The index asked for when the bank has its tables (older banks are migrated on

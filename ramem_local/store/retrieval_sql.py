@@ -95,11 +95,20 @@ VEC_EVENT_OVERLAPS = "AND event_start < :wide_end AND event_end > :wide_start"
 SESSION_OR_EVENT_OVERLAPS = """AND ((m.session_start < :wide_end AND m.session_end > :wide_start)
          OR (m.event_start < :wide_end AND m.event_end > :wide_start))"""
 
+# "What did I know then" (``--as-of``): nothing written after :written_by. A memory is written
+# when its last source turn is; its session cannot start after that, which vec0 and the int8
+# scan can test before the exact check.
+VEC_WRITTEN_BY = "AND session_start <= :written_by"
+WRITTEN_AFTER = """EXISTS (SELECT 1 FROM memory_turns AS wmt JOIN turns AS wt ON wt.id = wmt.turn_id
+                 WHERE wmt.memory_id = {memory} AND wt.timestamp > :written_by)"""
+WRITTEN_BY = ("AND m.session_start <= :written_by AND NOT "
+              + WRITTEN_AFTER.format(memory="m.id"))
+
 FUSION_CTES = """
 dense_hits AS MATERIALIZED ({dense}),
 dense AS (
     SELECT id, min(score) AS score, row_number() OVER (ORDER BY min(score), id) AS rank
-    FROM dense_hits GROUP BY id
+    FROM dense_hits {dense_written} GROUP BY id
 ),
 lexical_hits AS MATERIALIZED ({lexical}),
 lexical AS (
@@ -223,9 +232,10 @@ def lexical_query(fts_query: str | None, neighbour_weight: float) -> str | None:
 
 
 def _scope_filters(
-    *, conversation_scoped: bool, exclude_turns: bool
+    *, conversation_scoped: bool, exclude_turns: bool, written_by: bool = False
 ) -> tuple[list[str], list[str]]:
-    """(vec0 filters, memories-table filters) for a conversation scope and the turn exclusion."""
+    """(vec0 filters, memories-table filters) for a conversation scope, the turn exclusion and
+    the as-of cut (nothing written after :written_by)."""
     vec_filters: list[str] = []
     memory_filters: list[str] = []
     if conversation_scoped:
@@ -234,18 +244,23 @@ def _scope_filters(
     if exclude_turns:
         vec_filters.append("AND kind != 'turn'")
         memory_filters.append("AND m.kind != 'turn'")
+    if written_by:
+        vec_filters.append(VEC_WRITTEN_BY)
+        memory_filters.append(WRITTEN_BY)
     return vec_filters, memory_filters
 
 
 def _fusion(
     *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
     session_overlap: bool, fill_missing_ranks: bool = False, dense_index: str = "exact",
+    written_by: bool = False,
 ) -> str:
     if dense_index not in DENSE_INDEXES:
         raise ValueError(f"unknown dense index {dense_index!r}; one of {', '.join(DENSE_INDEXES)}")
     knn = DENSE_BINARY_RESCORED if dense_index == "binary" else DENSE_KNN
     vec_filters, memory_filters = _scope_filters(
-        conversation_scoped=conversation_scoped, exclude_turns=exclude_turns
+        conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
+        written_by=written_by,
     )
     if session_overlap:
         memory_filters.append(SESSION_OR_EVENT_OVERLAPS)
@@ -262,38 +277,92 @@ def _fusion(
         dense = knn.format(filters=" ".join(vec_filters))
     lexical = LEXICAL_BM25.format(filters=" ".join(memory_filters)) if with_lexical else EMPTY_RANKS
     fill = session_overlap and fill_missing_ranks
+    # vec0 can only test the session start: the exact as-of check of the dense list is here.
+    dense_written = ("WHERE NOT " + WRITTEN_AFTER.format(memory="dense_hits.id")
+                     if written_by else "")
     return FUSION_CTES.format(dense=dense, lexical=lexical, filled=FILLED_RANKS if fill else "",
-                              fused="filled" if fill else "fused")
+                              fused="filled" if fill else "fused", dense_written=dense_written)
 
 
 def content_statement(
     *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
-    dense_index: str = "exact",
+    dense_index: str = "exact", written_by: bool = False,
 ) -> str:
     """RRF of dense KNN and BM25 over the whole bank (or one conversation)."""
     fusion = _fusion(with_dense=with_dense, with_lexical=with_lexical,
                      conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
-                     session_overlap=False, dense_index=dense_index)
+                     session_overlap=False, dense_index=dense_index, written_by=written_by)
     return CONTENT.format(fusion=fusion)
 
 
 def session_overlap_statement(
     *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
-    fill_missing_ranks: bool = False, dense_index: str = "exact",
+    fill_missing_ranks: bool = False, dense_index: str = "exact", written_by: bool = False,
 ) -> str:
     """Filter first: RRF of dense KNN and BM25 drawn from inside the session-overlap filter,
     ordered by proximity tier, then fused rank."""
     fusion = _fusion(with_dense=with_dense, with_lexical=with_lexical,
                      conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
                      session_overlap=True, fill_missing_ranks=fill_missing_ranks,
-                     dense_index=dense_index)
+                     dense_index=dense_index, written_by=written_by)
     return SESSION_OVERLAP.format(fusion=fusion, placement=PLACEMENT_COLUMNS, tier=TIER)
 
 
-def session_overlap_by_time_statement(*, conversation_scoped: bool, exclude_turns: bool) -> str:
+def session_overlap_by_time_statement(*, conversation_scoped: bool, exclude_turns: bool,
+                                      written_by: bool = False) -> str:
     """Every memory inside the session-overlap filter, by proximity tier, then time said."""
     _, memory_filters = _scope_filters(
-        conversation_scoped=conversation_scoped, exclude_turns=exclude_turns
+        conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
+        written_by=written_by,
     )
     filters = " ".join([*memory_filters, SESSION_OR_EVENT_OVERLAPS])
     return SESSION_OVERLAP_BY_TIME.format(filters=filters, placement=PLACEMENT_COLUMNS, tier=TIER)
+
+
+# Occurrences: the memories that report something happening and match the need, placed by
+# when it happened (the event time, else when the memory was said), for "when did I last /
+# first ..." and "how many times ...". A report is said by somebody other than the assistant
+# and is not itself a question ("Can you suggest a recipe for shakshuka?" is no occurrence of
+# cooking it).
+OCCURRENCES = """
+WITH
+candidates AS ({candidates}),
+reports AS MATERIALIZED (
+    SELECT m.id, m.event_start, m.session_start
+    FROM candidates JOIN memories AS m ON m.id = candidates.id
+    WHERE rtrim(m.content) NOT LIKE '%?' {filters}
+      AND NOT EXISTS (SELECT 1 FROM memory_turns AS rmt JOIN turns AS rt ON rt.id = rmt.turn_id
+                      WHERE rmt.memory_id = m.id AND lower(rt.speaker) = lower(:assistant))
+),
+placed AS (
+    SELECT reports.id,
+           coalesce(reports.event_start,
+                    (SELECT min(pt.timestamp) FROM memory_turns AS pmt
+                     JOIN turns AS pt ON pt.id = pmt.turn_id WHERE pmt.memory_id = reports.id),
+                    reports.session_start) AS happened_at
+    FROM reports
+)
+SELECT id, happened_at FROM placed
+WHERE happened_at >= :happened_from AND happened_at < :happened_until
+ORDER BY happened_at {direction}, id {direction}
+LIMIT :limit
+"""
+MATCHING_MEMORIES = "SELECT rowid AS id FROM memories_fts WHERE memories_fts MATCH :fts"
+LISTED_MEMORIES = "SELECT value AS id FROM json_each(:among)"
+EVERY_MEMORY = "SELECT id FROM memories"
+
+
+def occurrences_statement(*, lexical: bool, conversation_scoped: bool, exclude_turns: bool,
+                          written_by: bool, newest_first: bool, listed: bool = False) -> str:
+    """The reports among the memories that match :fts (``lexical``), or the ids of :among
+    (``listed``), or all memories, that happened in ``[:happened_from, :happened_until)``,
+    newest or oldest first."""
+    _, memory_filters = _scope_filters(
+        conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
+        written_by=written_by,
+    )
+    return OCCURRENCES.format(
+        candidates=(MATCHING_MEMORIES if lexical else LISTED_MEMORIES if listed
+                    else EVERY_MEMORY),
+        filters=" ".join(memory_filters), direction="DESC" if newest_first else "ASC",
+    )

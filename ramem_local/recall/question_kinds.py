@@ -1,0 +1,246 @@
+"""What a question asks beyond its time cue: an order, a count, a time given by another event.
+
+Read deterministically from the question's words (DESIGN.md §4.1, "Order, open ranges and
+other events"); each reading is a table of patterns with must-not-fire rows in
+``tests/test_question_kinds.py``.
+
+================ ========================================= ==================================
+reading          fires on                                  does not fire on
+================ ========================================= ==================================
+order latest     when did I last X; the last time I X;     the last chapter; last week;
+                 the most recent time; most recently;      last Saturday; the last of the
+                 the latest X                              cake; at last
+order earliest   when did I first X; the first time I X;   first aid; the first of May;
+                 for the first time; earliest              first class; at first
+counting         how many times; how often; how many       how many eggs go in a cake;
+                 films did I watch; which films have I     which bus did I take; how much
+                 watched (a plural noun before a past or
+                 perfect auxiliary and a person)
+event anchor     the day after I adopted the cat; the      the day after tomorrow (a time
+                 week before the move; three days before   cue); since you asked; after all;
+                 the exam; since I moved to Leeds; after   before long; after that; since
+                 the job interview at Brightwell; until    2020 (a time cue)
+                 my sister's wedding
+================ ========================================= ==================================
+
+An event anchor names its relation (``day_after``, ``week_before``, ``days_after:3``,
+``since``, ``after``, ``before``, ``until``) and its phrase (the words that find the anchor
+memory: "I adopted the cat"); :func:`relation_range` turns the anchor memory's time into the
+range the question is about.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, tzinfo
+
+from ..types import EventAnchor, TimeCue, TimeRange
+
+_FLAGS = re.IGNORECASE
+
+LATEST, EARLIEST = "latest", "earliest"
+
+# A subject after an auxiliary: "did I last", "was Caroline last", "have we first".
+_SUBJECT = r"(?:i|we|you|he|she|they|[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
+_AUXILIARY = r"(?:did|do|does|have|has|had|was|were|is|are)"
+# Words after "last" / "first" that make it a time cue or another phrase, not an order.
+_NOT_ORDER_AFTER = (
+    r"(?!\s+(?:week|weekend|month|year|night|time\s+(?:we|i)\s+spoke|summer|winter|spring|"
+    r"autumn|fall|quarter|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+    r"january|february|march|april|may|june|july|august|september|october|november|"
+    r"december|aid|class|name|of|few|couple|one|two|three)\b)"
+)
+
+ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (LATEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+last\b{_NOT_ORDER_AFTER}", _FLAGS)),
+    (LATEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?last\s+time\b", _FLAGS)),
+    (LATEST, re.compile(r"\bthe\s+most\s+recent\s+time\b|\bmost\s+recently\b", _FLAGS)),
+    (LATEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+(?:latest|most\s+recent)\b",
+                        _FLAGS)),
+    (EARLIEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+first\b{_NOT_ORDER_AFTER}", _FLAGS)),
+    (EARLIEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?first\s+time\b",
+                          _FLAGS)),
+    (EARLIEST, re.compile(r"\bfor\s+the\s+(?:very\s+)?first\s+time\b", _FLAGS)),
+    (EARLIEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+earliest\b", _FLAGS)),
+)
+
+# The order words themselves, cut from the need (only inside a span that fired) so that
+# "last" does not match "the last chapter" in a memory.
+_ORDER_WORDS = re.compile(
+    r"\b(?:for\s+)?(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|first|most\s+recent)"
+    r"\s+time\b|\bmost\s+recently\b|\b(?:latest|earliest|most\s+recent|last|first)\b",
+    _FLAGS,
+)
+
+
+def detect_order(question: str) -> str | None:
+    """``"latest"``, ``"earliest"`` or None: whether the question asks for the most recent or
+    the first occurrence of what it names."""
+    for order, pattern in ORDER_PATTERNS:
+        if pattern.search(question):
+            return order
+    return None
+
+
+def without_order_words(question: str) -> str:
+    """The question without its order words ("When did I last cook X?" → "When did I cook
+    X?"), cut only where an order pattern fired."""
+    spans: list[list[int]] = []
+    for start, end in sorted(m.span() for _, pattern in ORDER_PATTERNS
+                             for m in pattern.finditer(question)):
+        if spans and start <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end])
+    for start, end in reversed(spans):
+        question = question[:start] + _ORDER_WORDS.sub(" ", question[start:end]) + question[end:]
+    return " ".join(question.split())
+
+
+# The verb of a question ("did I *cook*", "the last time I *hiked*"): how it asks, not what it
+# is about. "When did I last cook shakshuka?" is about shakshuka, whatever the entry's verb
+# ("made shakshuka at home").
+_VERB_AFTER_SUBJECT = re.compile(
+    rf"\b(?:{_AUXILIARY}\s+{_SUBJECT}|(?:i|we|you|he|she|they))\s+(?P<verb>[a-z]+)\b", _FLAGS)
+
+
+def question_verbs(question: str) -> set[str]:
+    """The lower-cased words that follow a subject ("did I cook", "I hiked"): the verbs."""
+    return {m.group("verb").lower() for m in _VERB_AFTER_SUBJECT.finditer(question)}
+
+
+# Counting: "how many times", "how often", "how many <plural> did/have <subject>", and
+# "which/what <plural> did/have <subject>" (every one of them, not the best K).
+_PLURAL = r"[a-z]+(?:[^siu\W]s|ies|ves|men|people|children)"
+COUNTING_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bhow\s+many\s+days\b", _FLAGS),
+    re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?{_AUXILIARY}\s+{_SUBJECT}\b",
+               _FLAGS),
+    re.compile(rf"\b(?:which|what)\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?"
+               rf"(?:did|have|has|had)\s+{_SUBJECT}\b", _FLAGS),
+)
+_COUNTING_WORDS = re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b", _FLAGS)
+
+
+def is_counting(question: str) -> bool:
+    """Whether the question asks for every occurrence (and how many there are)."""
+    return any(pattern.search(question) for pattern in COUNTING_PATTERNS)
+
+
+def without_counting_words(question: str) -> str:
+    return " ".join(_COUNTING_WORDS.sub(" ", question).split())
+
+
+# Event anchors. The relation, then the anchor clause up to a comma or the end.
+_NUMBER = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+           "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
+_COUNT = r"(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|a\s+few)"
+_UNIT = r"(?P<unit>days?|weeks?|weekend|months?|morning|evening|night)"
+# What may open an anchor clause: a person or pronoun, a possessive, an article, a name.
+_CLAUSE_START = (r"(?P<phrase>(?:i|we|you|he|she|they|my|our|your|his|her|their|the|that|"
+                 r"[A-Z][\w'-]*)\b[^,;?!.]*)")
+# Clauses that are not events: "since you asked", "after all", "before long", "after that".
+_NOT_AN_EVENT = re.compile(
+    r"^(?:you\s+asked|all|long|that|this|then|it|so|which|when|while|now|today|tomorrow|"
+    r"yesterday|tonight)\b", _FLAGS)
+
+RELATIVE_ANCHOR = re.compile(
+    rf"\b(?:the\s+)?(?:{_COUNT}\s+)?{_UNIT}\s+(?P<dir>before|after)\s+{_CLAUSE_START}", _FLAGS)
+OPEN_ANCHOR = re.compile(
+    rf"\b(?P<dir>ever\s+since|since|after|before|until|till|up\s+to|up\s+until|prior\s+to)\s+"
+    rf"{_CLAUSE_START}", _FLAGS)
+
+
+def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
+    """The time given by another event, when the question has one that no time cue covers.
+
+    "the day after tomorrow" and "since 2020" are time cues (``timecues``), read there; an
+    anchor is only looked for outside the cues' spans. Returns the relation and the phrase
+    that finds the anchor memory; the memory itself is found at search time.
+    """
+    taken = [cue.span for cue in cues if cue.range is not None]
+    for pattern in (RELATIVE_ANCHOR, OPEN_ANCHOR):
+        for match in pattern.finditer(question):
+            if any(start < match.end() and match.start() < end for start, end in taken):
+                continue
+            phrase = match.group("phrase").strip()
+            if _NOT_AN_EVENT.match(phrase) or not re.search(r"[A-Za-z]{3}", phrase):
+                continue
+            return EventAnchor(phrase=phrase, relation=_relation(match),
+                               text=question[match.start():match.end()].strip(),
+                               span=(match.start(), match.end()))
+    return None
+
+
+def _relation(match: re.Match[str]) -> str:
+    direction = match.group("dir").lower()
+    groups = match.groupdict()
+    if groups.get("unit") is None:
+        if "since" in direction:
+            return "since"
+        if direction in ("until", "till", "up to", "up until") or direction.startswith("up"):
+            return "until"
+        return "before" if direction in ("before", "prior to") else "after"
+    unit = groups["unit"].lower().rstrip("s")
+    if unit in ("morning", "evening", "night"):
+        unit = "day"
+    count_text = " ".join((groups.get("n") or "").lower().split()).removeprefix("a ")
+    count = int(count_text) if count_text.isdigit() else _NUMBER.get(count_text, 1)
+    if count == 1 or unit == "weekend":
+        return f"{unit}_{direction}"
+    return f"{unit}s_{direction}:{count}"
+
+
+def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRange | None,
+                   reference_time: int) -> TimeRange:
+    """The range ``relation`` gives relative to the anchor event at ``moment``.
+
+    ``day_after``: the next day; ``week_before``: the 7 days before the anchor's day;
+    ``weekend_after``: the first Saturday-Sunday after it; ``days_after:3``: the third day
+    after; ``weeks_before:2``: the 14 days before; ``since``: the anchor's day to the
+    reference day; ``after``: from the next day; ``before``: the bank's start to the anchor's
+    day; ``until``: up to and including the anchor's day.
+    """
+    day = datetime.fromtimestamp(moment, tz).replace(hour=0, minute=0, second=0, microsecond=0)
+    reference_day_end = _midnight(datetime.fromtimestamp(reference_time, tz) + timedelta(days=1))
+    bank_start = timeline.start if timeline is not None else int(
+        (day - timedelta(days=3650)).timestamp())
+
+    def at(offset_days: int) -> int:
+        return _midnight(day + timedelta(days=offset_days))
+
+    name, _, count_text = relation.partition(":")
+    count = int(count_text) if count_text else 1
+    unit, _, direction = name.partition("_")
+    if not direction:  # since / after / before / until
+        if name == "since":
+            return TimeRange(at(0), max(at(1), reference_day_end))
+        if name == "after":
+            return TimeRange(at(1), max(at(2), reference_day_end))
+        if name == "before":
+            return TimeRange(min(bank_start, at(-1)), at(0))
+        return TimeRange(min(bank_start, at(0)), at(1))
+    sign = 1 if direction == "after" else -1
+    unit = unit.rstrip("s")
+    if unit == "weekend":
+        step = 1 if sign > 0 else -1
+        offset = step
+        while (day + timedelta(days=offset)).weekday() != (5 if sign > 0 else 6):
+            offset += step
+        first = offset if sign > 0 else offset - 1
+        return TimeRange(at(first), at(first + 2))
+    length = {"day": 1, "week": 7, "month": 30}[unit]
+    if count == 1 and unit == "day":
+        return TimeRange(at(sign), at(sign + 1))
+    if unit == "day":  # "three days after": that day
+        return TimeRange(at(sign * count), at(sign * count + 1))
+    span = length * count
+    return TimeRange(at(1), at(1 + span)) if sign > 0 else TimeRange(at(-span), at(0))
+
+
+def _midnight(moment: datetime) -> int:
+    return int(moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
+
+
+__all__ = ["EARLIEST", "LATEST", "detect_order", "find_event_anchor", "is_counting",
+           "question_verbs", "relation_range", "without_counting_words", "without_order_words"]

@@ -1,0 +1,164 @@
+"""Multi-step recall on a real bank (real SQLite, sqlite-vec, FTS5 and the MiniLM embedder):
+the last / first time, how many times, since a month, a time given by another event, and
+``--as-of`` as a point in time (nothing written after it is returned).
+
+The bank is a journal of 2023 that recurs (the same dishes, trails and films come back) and
+an assistant chat about the same topics on other days: the chat's questions and answers are
+never an occurrence of what the user did.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+from click.testing import CliRunner
+from conftest import real_embedder_dir
+
+from ramem_local import Memory
+from ramem_local.cli import cli
+
+pytestmark = pytest.mark.real_model
+
+JOURNAL = [
+    ("2023-01-14 19:00", "Cooked shakshuka for Ana; it came out a bit too salty."),
+    ("2023-01-21 10:00", "Hiked up Eagle Ridge with Ben; the view from the top was clear."),
+    ("2023-02-04 20:00", "Watched Night Harbor with Chloe at the cinema; the ending made no "
+                         "sense."),
+    ("2023-02-18 20:00", "Saw Blue Meridian at home with Leo; the soundtrack was great."),
+    ("2023-03-04 18:00", "Adopted a grey cat from the shelter and named her Pixel."),
+    ("2023-03-05 12:00", "Made pancakes for breakfast while Pixel explored the flat."),
+    ("2023-03-09 19:00", "Made shakshuka at home with Leo; everyone asked for seconds."),
+    ("2023-03-11 09:00", "Went hiking at Pine Lake with Ana and Hugo; it was muddy all the way "
+                         "up."),
+    ("2023-03-18 09:00", "Hiked up Hawk Hill with David; we saw two deer near the stream."),
+    ("2023-03-25 09:00", "Did the long loop around Fox Valley alone; my knee complained on the "
+                         "descent."),
+    ("2023-03-28 20:00", "Watched The Long Drive with Iris; far better than the reviews said."),
+    ("2023-04-15 20:00", "Made pancakes for Grace; the kitchen was a mess afterwards."),
+    ("2023-05-06 19:00", "Cooked shakshuka for Maya and Nils; I burned the first batch."),
+    ("2023-05-20 20:00", "Watched Cold Current with Ben; I fell asleep halfway through."),
+    ("2023-06-10 09:00", "Hiked up Eagle Ridge with Karin; the wind was brutal at the summit."),
+]
+CHAT = [
+    ("2023-06-20 18:00", "me", "Can you suggest a good shakshuka recipe for six people?"),
+    ("2023-06-20 18:01", "assistant", "For six, use nine eggs in a wide pan; shakshuka needs "
+                                      "a thick sauce of tomatoes and peppers."),
+    ("2023-07-02 12:00", "me", "Which films are like Night Harbor?"),
+    ("2023-07-02 12:01", "assistant", "If you liked Night Harbor, try Cold Current and Red "
+                                      "Signal."),
+]
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory):
+    folder = real_embedder_dir()
+    if folder is None:
+        pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
+    path = tmp_path_factory.mktemp("multistep") / "bank.db"
+    with Memory.open(path, embedder=folder, country="US") as memory:
+        for at, text in JOURNAL:
+            memory.add(text, at=at)
+        for at, speaker, text in CHAT:
+            memory.add(text, at=at, speaker=speaker, conversation="assistant")
+    return path
+
+
+@pytest.fixture
+def memory(bank):
+    with Memory.open(bank) as opened:
+        yield opened
+
+
+def _contents(response) -> list[str]:
+    return [c.memory.content for c in response.results]
+
+
+def test_when_did_i_last_lists_the_latest_occurrence_first(memory):
+    response = memory.search("When did I last cook shakshuka?", as_of="2023-08-01")
+    assert "Cooked shakshuka for Maya and Nils" in _contents(response)[0]
+    assert response.trace.frame.order == "latest"
+
+
+def test_last_is_relative_to_as_of(memory):
+    response = memory.search("When did I last cook shakshuka?", as_of="2023-04-01")
+    assert "Made shakshuka at home with Leo" in _contents(response)[0]
+
+
+def test_first_lists_the_earliest_occurrence_first(memory):
+    response = memory.search("When did I hike up Eagle Ridge for the first time?",
+                             as_of="2023-08-01")
+    assert "Hiked up Eagle Ridge with Ben" in _contents(response)[0]
+
+
+def test_the_assistants_words_and_the_users_questions_are_no_occurrence(memory):
+    response = memory.search("When did I last cook shakshuka?")  # chat in June is later
+    top = _contents(response)[0]
+    assert "Cooked shakshuka for Maya and Nils" in top
+
+
+def test_how_many_times_counts_every_match_of_the_range(memory):
+    response = memory.search("How many times did I go hiking in March 2023?")
+    counted = [c for c in response.results if c.list_name == "counted"]
+    assert response.count == len(counted)
+    texts = " ".join(c.memory.content for c in counted)
+    assert "Pine Lake" in texts and "Hawk Hill" in texts
+    assert "Eagle Ridge" not in texts  # January and June are outside the range
+    assert response.count in (2, 3)  # the Fox Valley loop shares no word with "hiking"
+
+
+def test_since_a_month_with_as_of_ends_at_as_of(memory):
+    response = memory.search("Which films have I watched since February 2023?",
+                             as_of="2023-04-11")
+    frame = response.trace.frame
+    assert frame.time_range is not None
+    assert frame.time_range.end <= _ts("2023-04-12 00:00")
+    counted = " ".join(c.memory.content for c in response.results if c.list_name == "counted")
+    assert "Night Harbor" in counted and "The Long Drive" in counted
+    assert "Cold Current" not in counted
+
+
+def test_the_day_after_an_event_is_found_through_the_event(memory):
+    response = memory.search("What did I cook the day after I adopted the cat?",
+                             as_of="2023-08-01")
+    anchor = response.trace.frame.anchor
+    assert anchor is not None and anchor.memory_id is not None
+    assert "Adopted a grey cat" in memory.get(anchor.memory_id).content
+    assert "Made pancakes for breakfast while Pixel" in _contents(response)[0]
+
+
+def _ts(text: str) -> int:
+    return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp())
+
+
+@pytest.mark.parametrize("as_of", ["2023-02-10", "2023-03-20 12:00", "2023-05-06 18:59",
+                                   "2023-06-20 18:00"])
+@pytest.mark.parametrize("question", [
+    "When did I last cook shakshuka?",
+    "Which films did I watch?",
+    "What did I do last week?",
+    "How many times did I go hiking?",
+    "Night Harbor",
+])
+def test_search_as_of_never_returns_what_was_written_later(bank, as_of, question):
+    result = CliRunner().invoke(cli, ["--db", str(bank), "search", question, "--as-of", as_of,
+                                      "--k", "50", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    cut = _ts(as_of if " " in as_of else as_of + " 00:00")
+    written = {text: _ts(at) for at, text in JOURNAL} | {text: _ts(at) for at, _, text in CHAT}
+    assert data["results"], "something was written before the reference time"
+    for row in data["results"]:
+        (at,) = [when for text, when in written.items() if text in row["content"]]
+        assert at <= cut, row["content"]
+
+
+def test_search_prints_the_order_and_the_count(bank):
+    result = CliRunner().invoke(cli, ["--db", str(bank), "search",
+                                      "How many times did I go hiking in March 2023?"])
+    assert result.exit_code == 0, result.output
+    assert "memories match" in result.output
+    result = CliRunner().invoke(cli, ["--db", str(bank), "search",
+                                      "When did I last cook shakshuka?"])
+    assert "order: latest first" in result.output

@@ -1,0 +1,187 @@
+"""The readings of multi-step questions: order, counting, a time given by another event, and
+the range an event's relation gives. The tables are the specification of what we understand,
+with the rows that must not fire."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from ramem_local.recall.frame import build_frame
+from ramem_local.recall.question_kinds import (
+    detect_order,
+    find_event_anchor,
+    is_counting,
+    relation_range,
+    without_counting_words,
+    without_order_words,
+)
+from ramem_local.types import TimeRange
+
+UTC = ZoneInfo("UTC")
+
+
+@pytest.mark.parametrize(
+    ("question", "order"),
+    [
+        ("When did I last make lentil soup?", "latest"),
+        ("When was the last time I hiked up Eagle Ridge?", "latest"),
+        ("When did Caroline last go camping?", "latest"),
+        ("When was I last at the dentist?", "latest"),
+        ("What did I cook most recently?", "latest"),
+        ("What was the most recent time I saw Leo?", "latest"),
+        ("What is my latest book?", "latest"),
+        ("When did I first see the Velvet Tides live?", "earliest"),
+        ("When did I watch Night Harbor for the first time?", "earliest"),
+        ("When was the first time I met Ana?", "earliest"),
+        ("What was my earliest trip to Porto?", "earliest"),
+        # must not fire
+        ("What happened in the last chapter?", None),
+        ("Did I give first aid?", None),
+        ("What did I do last week?", None),
+        ("Where was I last Saturday?", None),
+        ("What did I do on the first of May?", None),
+        ("Did I travel first class?", None),
+        ("At last, did the parcel arrive?", None),
+        ("Who ate the last of the cake?", None),
+        ("What did I do in the first few days of June?", None),
+        ("Did we meet last summer?", None),
+    ],
+)
+def test_order_is_read_from_order_words_only(question: str, order: str | None) -> None:
+    assert detect_order(question) == order
+
+
+@pytest.mark.parametrize(
+    ("question", "need"),
+    [
+        ("When did I last make lentil soup?", "When did I make lentil soup?"),
+        ("When did I watch Night Harbor for the first time?", "When did I watch Night Harbor ?"),
+        ("When was the last time I hiked up Eagle Ridge?", "When was I hiked up Eagle Ridge?"),
+        ("What happened in the last chapter?", "What happened in the last chapter?"),
+    ],
+)
+def test_order_words_leave_the_need(question: str, need: str) -> None:
+    assert without_order_words(question) == need
+
+
+@pytest.mark.parametrize(
+    ("question", "counting"),
+    [
+        ("How many times did I go hiking in March 2023?", True),
+        ("How often did I visit Aunt Rosa?", True),
+        ("How many films did I watch in May 2024?", True),
+        ("How many books has Caroline read?", True),
+        ("Which films have I watched since February 2023?", True),
+        ("What books did Melanie read last year?", True),
+        ("Which places did we visit in Italy?", True),
+        # must not fire
+        ("How many eggs go in a pancake batter?", False),
+        ("Which bus did I take to Porto?", False),
+        ("Which trail did I hike last weekend?", False),
+        ("How much did the repair cost?", False),
+        ("What did I cook yesterday?", False),
+        ("Which glasses should I buy?", False),
+    ],
+)
+def test_counting_is_read_from_how_many_and_plural_which(question: str, counting: bool) -> None:
+    assert is_counting(question) is counting
+
+
+def test_counting_words_leave_the_need() -> None:
+    assert without_counting_words("How many times did I go hiking?") == "did I go hiking?"
+
+
+@pytest.mark.parametrize(
+    ("question", "phrase", "relation"),
+    [
+        ("What did I cook the day after I adopted the cat?", "I adopted the cat", "day_after"),
+        ("Where did I hike the week before Lena's wedding?", "Lena's wedding", "week_before"),
+        ("What did I do three days before the exam?", "the exam", "days_before:3"),
+        ("What did I do 2 weeks after the move?", "the move", "weeks_after:2"),
+        ("What did I do the weekend after my sister's wedding?", "my sister's wedding",
+         "weekend_after"),
+        ("What did I read the morning after the concert?", "the concert", "day_after"),
+        ("What have I done since I moved to Leeds?", "I moved to Leeds", "since"),
+        ("What did I eat after the job interview at Brightwell?",
+         "the job interview at Brightwell", "after"),
+        ("Where did I live before the move?", "the move", "before"),
+        ("What did I read until my trip to Porto?", "my trip to Porto", "until"),
+        ("Which films have I watched ever since Lena's wedding?", "Lena's wedding", "since"),
+    ],
+)
+def test_a_time_given_by_another_event(question: str, phrase: str, relation: str) -> None:
+    anchor = find_event_anchor(question, [])
+    assert anchor is not None
+    assert (anchor.phrase, anchor.relation) == (phrase, relation)
+    assert question[anchor.span[0]:anchor.span[1]] == anchor.text
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Since you asked, what is the plan?",
+        "What did I do after all?",
+        "Did it rain before long?",
+        "What did I do after that?",
+        "What did I do the day after tomorrow?",
+        "What did I cook since then?",
+        "What did I do before 9 June 2023?",  # a date: a time cue, read by timecues
+    ],
+)
+def test_no_event_anchor(question: str) -> None:
+    reference = datetime(2023, 7, 1, tzinfo=UTC)
+    frame = build_frame(question, reference_time=int(reference.timestamp()), tz=UTC,
+                        timeline=None)
+    assert frame.anchor is None
+
+
+def _day(text: str) -> int:
+    return int(datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp())
+
+
+@pytest.mark.parametrize(
+    ("relation", "start", "end"),
+    [
+        ("day_after", "2024-03-06", "2024-03-07"),
+        ("day_before", "2024-03-04", "2024-03-05"),
+        ("days_after:3", "2024-03-08", "2024-03-09"),
+        ("week_after", "2024-03-06", "2024-03-13"),
+        ("week_before", "2024-02-27", "2024-03-05"),
+        ("weeks_before:2", "2024-02-20", "2024-03-05"),
+        ("weekend_after", "2024-03-09", "2024-03-11"),  # 5 March 2024 is a Tuesday
+        ("weekend_before", "2024-03-02", "2024-03-04"),
+        ("since", "2024-03-05", "2024-04-02"),
+        ("after", "2024-03-06", "2024-04-02"),
+        ("before", "2023-01-01", "2024-03-05"),
+        ("until", "2023-01-01", "2024-03-06"),
+    ],
+)
+def test_relation_range_around_the_event(relation: str, start: str, end: str) -> None:
+    event = _day("2024-03-05") + 15 * 3600
+    timeline = TimeRange(_day("2023-01-01"), _day("2024-06-01"))
+    got = relation_range(relation, event, UTC, timeline=timeline,
+                         reference_time=_day("2024-04-01") + 3600)
+    assert got == TimeRange(_day(start), _day(end))
+
+
+def test_since_a_month_ends_at_the_reference_day_not_the_banks_end() -> None:
+    """`--as-of 2023-04-11`: "since February 2023" is Feb 1 → Apr 12, though the bank runs on
+    for years."""
+    reference = datetime(2023, 4, 11, 23, tzinfo=UTC)
+    frame = build_frame("Which films have I watched since February 2023?",
+                        reference_time=int(reference.timestamp()), tz=UTC,
+                        timeline=TimeRange(_day("2020-01-01"), _day("2026-01-01")))
+    assert frame.time_range == TimeRange(_day("2023-02-01"), _day("2023-04-12"))
+    assert frame.counting
+
+
+def test_an_anchor_question_names_the_event_and_keeps_the_rest_as_need() -> None:
+    reference = datetime(2024, 4, 1, tzinfo=UTC)
+    frame = build_frame("What did I cook the day after I adopted the cat?",
+                        reference_time=int(reference.timestamp()), tz=UTC, timeline=None)
+    assert frame.anchor is not None and frame.anchor.phrase == "I adopted the cat"
+    assert frame.guard == "anchor"
+    assert frame.need == "What did I cook?"
