@@ -393,7 +393,7 @@ class Memory:
               buffer_days: float = DEFAULT_BUFFER_DAYS,
               buffer_after_days: float | None = None,
               recent_days: int = DEFAULT_RECENT_DAYS,
-              conversation: str | None = None) -> RecallFrame:
+              conversation: str | None = None, multi_step: bool = True) -> RecallFrame:
         """The deterministic recall frame of a question (see ``recall.frame.build_frame``).
 
         ``as_of`` is a point in time: cues are read relative to it, and nothing written after
@@ -414,6 +414,7 @@ class Memory:
             buffer_after_days=buffer_after_days,
             recent_days=recent_days,
             country=self.country,
+            multi_step=multi_step,
         )
 
     def search(
@@ -437,7 +438,8 @@ class Memory:
         ``frame`` replaces the deterministic recall frame (e.g. one merged with an analyzer's).
         """
         frame = frame or self.frame(question, as_of=as_of, buffer_days=buffer_days,
-                                    conversation=conversation)
+                                    conversation=conversation,
+                                    multi_step=_multi_step(settings, mode))
         settings = settings or RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode,
                                                  exclude_turns=exclude_turns,
                                                  dense_index=dense_index)
@@ -545,6 +547,14 @@ class Memory:
         kinds = {c.kind for c in self.store.conversations()
                  if conversation_id is None or c.id == conversation_id}
         return kinds == {JOURNAL}
+
+
+def _multi_step(settings: RetrievalSettings | None, mode: str) -> bool:
+    """Whether the frame reads order, counts and event anchors: in ramem mode, unless the
+    settings turn it off (the baseline reads none of them)."""
+    if settings is not None:
+        return settings.multi_step and settings.mode == "ramem"
+    return mode == "ramem"
 
 
 def _bank_timezone(store: Store, requested: str | None) -> ZoneInfo:

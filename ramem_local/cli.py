@@ -217,6 +217,14 @@ def tuning_options(func: Callable) -> Callable:
         click.option("--candidates", default=defaults.candidates, show_default=True,
                      type=click.IntRange(25, 100_000),
                      help="Binary / int8 index: candidates rescored exactly per scan."),
+        click.option("--multi-step/--no-multi-step", default=defaults.multi_step,
+                     show_default=True,
+                     help="Read order ('when did I last'), counts ('how many times') and "
+                          "times given by another event ('the day after I moved')."),
+        click.option("--count-expansion/--no-count-expansion",
+                     default=defaults.count_expansion, show_default=True,
+                     help="A count also takes the range's memories as close to the question "
+                          "as its least close word match."),
     ]
 
     @functools.wraps(func)
@@ -224,9 +232,10 @@ def tuning_options(func: Callable) -> Callable:
                 neighbour_weight: float, event_time_first: bool,
                 fill_missing_ranks: bool, drop_repeated_turns: bool, recent_days: int,
                 depth: int, dense_index: str, candidates: int, centre_query: bool,
-                **kwargs: Any) -> Any:
+                multi_step: bool, count_expansion: bool, **kwargs: Any) -> Any:
         tuning = SearchTuning(
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
+            multi_step=multi_step, count_expansion=count_expansion,
             depth=depth, buffer_days=buffer_days, buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,
             event_time_first=event_time_first, fill_missing_ranks=fill_missing_ranks,
@@ -288,9 +297,10 @@ def question_options(func: Callable) -> Callable:
     """The options search and ask share: reference time, mode, buffer, scope, output."""
     options = [
         click.option("--as-of", metavar="WHEN",
-                     help="A point in time: 'last week' is read relative to it, and nothing "
-                          "written after it is returned (what did I know then). Default: "
-                          "the bank's latest session (a journal's: now), nothing cut."),
+                     help="The reference time, a point in time: 'last week' is read "
+                          "relative to it, and nothing written after it is returned (what "
+                          "did I know then). Default: the bank's latest session (a "
+                          "journal's: now), nothing cut."),
         click.option("--mode", type=click.Choice(["ramem", "baseline"]),
                      help="ramem: episode-compatible memories first; baseline: content "
                           "relevance only. Default: config `mode`, else ramem."),

@@ -330,7 +330,8 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
                  conversation_id: int | None, trace: Trace) -> list[RankedRow]:
     """"When did I last / first ...": the reports holding the need's rarest word (the first
     rarest word some report holds), by when they happened, latest at or before the
-    reference time first (or earliest first), inside the frame's raw range when it has one.
+    reference time first (or earliest first), inside the frame's raw range when it has one;
+    when the question names people, only reports said by or naming one of them.
     """
     latest = frame.order != EARLIEST
     start, end = _occurrence_window(frame)
@@ -339,7 +340,7 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
             fts_query=_quoted(term), happened_from=start, happened_until=end,
             newest_first=latest, limit=settings.k, assistant=ASSISTANT,
             conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-            written_by=frame.as_of)
+            written_by=frame.as_of, persons=frame.persons)
         if found:
             trace.notes.append(f"order: the reports of {term!r}, "
                                f"{'latest' if latest else 'earliest'} first")
@@ -353,11 +354,13 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     """"How many times ...", "which films have I watched since ...": every report in the
     range that holds the need's rarest word (the first rarest word some report in the bank
     holds), and, with ``count_expansion`` and a dense query, every other report of the range
-    at least as close to the question as the least close of those; in time order, counted,
-    at most ``COUNT_CAP`` listed."""
+    at least as close to the question as the least close of those; counted, at most
+    ``COUNT_CAP`` listed, the closest to the question first (in time order without vectors).
+    """
     start, end = _occurrence_window(frame)
     common = {"assistant": ASSISTANT, "conversation_id": conversation_id,
-              "exclude_turns": settings.exclude_turns, "written_by": frame.as_of}
+              "exclude_turns": settings.exclude_turns, "written_by": frame.as_of,
+              "persons": frame.persons}
     for term in occurrence_terms(store, frame):
         if not store.occurrences(fts_query=_quoted(term), happened_from=_EARLIEST_TIME,
                                  happened_until=frame.reference_time + 1, newest_first=True,
@@ -367,42 +370,37 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
             fts_query=_quoted(term), happened_from=start, happened_until=end,
             newest_first=False, limit=COUNT_CAP * 10, **common))
         how = f"the reports of {term!r}"
-        if settings.count_expansion and query.vector is not None and matched:
-            added = _as_close_as_matches(store, query, matched, start, end, common)
+        closeness = _closeness(store, query, matched, start, end, common)
+        if settings.count_expansion and matched and closeness:
+            floor = min(closeness.get(i, 1.0) for i in matched)
+            added = {i: t for i, t in closeness.items() if i not in matched and t >= floor}
             if added:
                 how += f" and {len(added)} as close to the question"
-            matched.update(added)
-        ordered = sorted(matched.items(), key=lambda item: (item[1], item[0]))
+                matched.update(dict.fromkeys(added, 0))
+        ordered = sorted(matched, key=lambda i: (-closeness.get(i, 0.0), matched[i], i)) \
+            if closeness else sorted(matched, key=lambda i: (matched[i], i))
         trace.notes.append(f"count: {len(ordered)} memories match ({how})")
-        return _rows(ordered[:COUNT_CAP]), len(ordered)
+        return _rows([(i, 0) for i in ordered[:COUNT_CAP]]), len(ordered)
     trace.notes.append("count: no report holds the question's words")
     return [], 0
 
 
-def _as_close_as_matches(store: Store, query: Query, matched: dict[int, int], start: int,
-                         end: int, common: dict) -> dict[int, int]:
-    """The range's other reports whose dense similarity to the question is at least that of
-    the least similar lexical match ("did the long loop around Fox Valley" for "how many
-    times did I go hiking", when "hiked up Eagle Ridge" is matched)."""
+def _closeness(store: Store, query: Query, matched: dict[int, int], start: int, end: int,
+               common: dict) -> dict[int, float]:
+    """The dense similarity to the question of the matches and of the range's other reports
+    ({} without a query vector). A count takes the others at least as close as its least
+    close lexical match: "did the long loop around Fox Valley" for "how many times did I go
+    hiking", when "hiked up Eagle Ridge" is matched."""
     import numpy as np
 
+    if query.vector is None:
+        return {}
     others = dict(store.occurrences(fts_query=None, happened_from=start, happened_until=end,
                                     newest_first=False, limit=COUNT_CAP * 10, **common))
     vectors = store.vectors_of([*matched, *others])
-    if not vectors or query.vector is None:
-        return {}
     direction = np.asarray(query.vector, dtype=np.float32)
-
-    def similarity(memory_id: int) -> float:
-        vector = vectors[memory_id]
-        return float(vector @ direction / (np.linalg.norm(vector) or 1.0))
-
-    matched_scores = [similarity(i) for i in matched if i in vectors]
-    if not matched_scores:
-        return {}
-    floor = min(matched_scores)
-    return {i: t for i, t in others.items()
-            if i not in matched and i in vectors and similarity(i) >= floor}
+    return {memory_id: float(vector @ direction / (np.linalg.norm(vector) or 1.0))
+            for memory_id, vector in vectors.items()}
 
 
 def _occurrence_window(frame: RecallFrame) -> tuple[int, int]:

@@ -28,6 +28,8 @@ class SearchTuning:
     dense_index: str = RetrievalSettings.dense_index
     candidates: int = RetrievalSettings.candidates
     centre_query: bool = RetrievalSettings.centre_query
+    multi_step: bool = RetrievalSettings.multi_step
+    count_expansion: bool = RetrievalSettings.count_expansion
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -47,6 +49,10 @@ class SearchTuning:
         parts.append(dense + (", centred query" if self.centre_query else ", raw query"))
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
+        if not self.multi_step:
+            parts.append("no multi-step (order, counts, event anchors off)")
+        elif not self.count_expansion:
+            parts.append("counts without expansion")
         return " · ".join(parts)
 
 
@@ -56,13 +62,15 @@ def tuned_search(memory: Memory, question: str, *, k: int, mode: str, tuning: Se
     ``memory.search(question, k=k, mode=mode, as_of=as_of)``)."""
     frame = memory.frame(question, as_of=as_of, buffer_days=tuning.buffer_days,
                          buffer_after_days=tuning.buffer_after_days,
-                         recent_days=tuning.recent_days)
+                         recent_days=tuning.recent_days,
+                         multi_step=tuning.multi_step and mode == "ramem")
     settings = RetrievalSettings(
         k=k, depth=max(tuning.depth, k), mode=mode, neighbour_weight=tuning.neighbour_weight,
         event_time_first=tuning.event_time_first,
         fill_missing_ranks=tuning.fill_missing_ranks,
         drop_repeated_turns=tuning.drop_repeated_turns, dense_index=tuning.dense_index,
         candidates=max(tuning.candidates, tuning.depth, k), centre_query=tuning.centre_query,
+        multi_step=tuning.multi_step, count_expansion=tuning.count_expansion,
     )
     return memory.search(question, settings=settings, frame=frame)
 

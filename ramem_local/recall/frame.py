@@ -13,6 +13,8 @@ from datetime import datetime, timedelta, tzinfo
 from ..text import content_words, named_persons
 from ..types import RecallFrame, TimeCue, TimeRange
 from .question_kinds import (
+    OPEN_RELATIONS,
+    asks_how_many,
     detect_order,
     find_event_anchor,
     is_counting,
@@ -82,6 +84,7 @@ def build_frame(
     recent_days: int = DEFAULT_RECENT_DAYS,
     country: str | None = None,
     as_of: int | None = None,
+    multi_step: bool = True,
 ) -> RecallFrame:
     """The frame of ``question`` relative to ``reference_time``; ``tz`` and ``country`` are the
     bank's (day boundaries; numeric date order, holiday calendars, seasons' hemisphere).
@@ -91,6 +94,9 @@ def build_frame(
     An order ("when did I last"), a count ("how many times") and a time given by another
     event ("the day after I adopted the cat") are read by ``question_kinds``; the event is
     found at search time (``retrieve.ground_event_anchor``), so the frame only names it.
+    A plural "which films have I watched" counts only over a range (a month, since an
+    event); without one it is a relevance question like any other ("What books has Melanie
+    read?": the best K). ``multi_step=False`` reads none of these (the frame as before them).
     """
     reference = datetime.fromtimestamp(reference_time, tz=tz)
     cues = detect_cues(question, reference, _until_reference(timeline, reference),
@@ -102,14 +108,21 @@ def build_frame(
         cues=cues,
         buffer_days=buffer_days,
         persons=named_persons(question, participants),
-        order=detect_order(question),
-        counting=is_counting(question),
-        anchor=find_event_anchor(question, cues),
         as_of=as_of,
     )
+    if multi_step:
+        frame.order = detect_order(question)
+        frame.anchor = find_event_anchor(question, cues)
+        frame.counting = asks_how_many(question) or (is_counting(question) and (
+            frame.anchor is not None or question_range(cues) is not None))
     if frame.anchor is not None:
         anchor = frame.anchor
-        frame.need = _tidy(question[: anchor.span[0]] + " " + question[anchor.span[1]:])
+        if anchor.relation not in OPEN_RELATIONS:
+            # "What did I cook the day after I adopted the cat?" asks about another day
+            # than the cat's: its words would pull the anchor's own day first. An open
+            # range ("after the accident", "since I moved") includes the anchor's day, and
+            # what is said about the event there is often the answer: the words stay.
+            frame.need = _tidy(question[: anchor.span[0]] + " " + question[anchor.span[1]:])
         frame.guard = "anchor"
         frame.guard_reason = (f"time given by another event: {anchor.text!r} "
                               f"(relation {anchor.relation}); the event is searched first")

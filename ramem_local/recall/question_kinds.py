@@ -114,8 +114,8 @@ def question_verbs(question: str) -> set[str]:
 _PLURAL = r"[a-z]+(?:[^siu\W]s|ies|ves|men|people|children)"
 COUNTING_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bhow\s+many\s+days\b", _FLAGS),
-    re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?{_AUXILIARY}\s+{_SUBJECT}\b",
-               _FLAGS),
+    re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?(?:did|have|has|had)\s+"
+               rf"{_SUBJECT}\b", _FLAGS),
     re.compile(rf"\b(?:which|what)\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?"
                rf"(?:did|have|has|had)\s+{_SUBJECT}\b", _FLAGS),
 )
@@ -125,6 +125,11 @@ _COUNTING_WORDS = re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b", _FLAGS)
 def is_counting(question: str) -> bool:
     """Whether the question asks for every occurrence (and how many there are)."""
     return any(pattern.search(question) for pattern in COUNTING_PATTERNS)
+
+
+def asks_how_many(question: str) -> bool:
+    """Whether it asks for a number ("how many", "how often"), not only for a plural list."""
+    return any(pattern.search(question) for pattern in COUNTING_PATTERNS[:2])
 
 
 def without_counting_words(question: str) -> str:
@@ -142,7 +147,9 @@ _CLAUSE_START = (r"(?P<phrase>(?:i|we|you|he|she|they|my|our|your|his|her|their|
 # Clauses that are not events: "since you asked", "after all", "before long", "after that".
 _NOT_AN_EVENT = re.compile(
     r"^(?:you\s+asked|all|long|that|this|then|it|so|which|when|while|now|today|tomorrow|"
-    r"yesterday|tonight)\b", _FLAGS)
+    r"yesterday|tonight|how|what|who|why|where|whom|whose)\b", _FLAGS)
+# Relations of an open range: the anchor's day is inside it.
+OPEN_RELATIONS = frozenset({"since", "after", "before", "until"})
 
 RELATIVE_ANCHOR = re.compile(
     rf"\b(?:the\s+)?(?:{_COUNT}\s+)?{_UNIT}\s+(?P<dir>before|after)\s+{_CLAUSE_START}", _FLAGS)
@@ -151,15 +158,26 @@ OPEN_ANCHOR = re.compile(
     rf"{_CLAUSE_START}", _FLAGS)
 
 
+# A question about the present or a plan ("What does John want to do after his career?",
+# "What could I cook after the move?") is not fixed in time by the event it names.
+_NOT_PAST = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:does|do|is|are|will|would|can|could|should|"
+                       r"might|shall|may)\b", _FLAGS)
+
+
 def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     """The time given by another event, when the question has one that no time cue covers.
 
     "the day after tomorrow" and "since 2020" are time cues (``timecues``), read there; an
-    anchor is only looked for outside the cues' spans. Returns the relation and the phrase
-    that finds the anchor memory; the memory itself is found at search time.
+    anchor is only looked for outside the cues' spans. "before / after <event>" without a
+    unit fixes a time only in a question about the past ("What did I eat after ..."), not in
+    one about the present or a plan ("What does John want to do after his career?").
+    Returns the relation and the phrase that finds the anchor memory; the memory itself is
+    found at search time.
     """
     taken = [cue.span for cue in cues if cue.range is not None]
-    for pattern in (RELATIVE_ANCHOR, OPEN_ANCHOR):
+    patterns = (RELATIVE_ANCHOR,) if _NOT_PAST.match(question) else (RELATIVE_ANCHOR,
+                                                                      OPEN_ANCHOR)
+    for pattern in patterns:
         for match in pattern.finditer(question):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
@@ -197,9 +215,10 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
 
     ``day_after``: the next day; ``week_before``: the 7 days before the anchor's day;
     ``weekend_after``: the first Saturday-Sunday after it; ``days_after:3``: the third day
-    after; ``weeks_before:2``: the 14 days before; ``since``: the anchor's day to the
-    reference day; ``after``: from the next day; ``before``: the bank's start to the anchor's
-    day; ``until``: up to and including the anchor's day.
+    after; ``weeks_before:2``: the 14 days before; ``since`` and ``after``: the anchor's day
+    to the reference day; ``before`` and ``until``: the bank's start to the anchor's day, that
+    day included (what happened after or before an event on its own day counts: the event's
+    time of day is rarely known).
     """
     day = datetime.fromtimestamp(moment, tz).replace(hour=0, minute=0, second=0, microsecond=0)
     reference_day_end = _midnight(datetime.fromtimestamp(reference_time, tz) + timedelta(days=1))
@@ -215,11 +234,9 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
     if not direction:  # since / after / before / until
         if name == "since":
             return TimeRange(at(0), max(at(1), reference_day_end))
-        if name == "after":
-            return TimeRange(at(1), max(at(2), reference_day_end))
-        if name == "before":
-            return TimeRange(min(bank_start, at(-1)), at(0))
-        return TimeRange(min(bank_start, at(0)), at(1))
+        if name == "after":  # the anchor's day too: "what did I eat after the interview"
+            return TimeRange(at(0), max(at(1), reference_day_end))
+        return TimeRange(min(bank_start, at(0)), at(1))  # before / until: the day too
     sign = 1 if direction == "after" else -1
     unit = unit.rstrip("s")
     if unit == "weekend":
@@ -242,5 +259,6 @@ def _midnight(moment: datetime) -> int:
     return int(moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
 
 
-__all__ = ["EARLIEST", "LATEST", "detect_order", "find_event_anchor", "is_counting",
-           "question_verbs", "relation_range", "without_counting_words", "without_order_words"]
+__all__ = ["EARLIEST", "LATEST", "OPEN_RELATIONS", "asks_how_many", "detect_order",
+           "find_event_anchor", "is_counting", "question_verbs", "relation_range",
+           "without_counting_words", "without_order_words"]

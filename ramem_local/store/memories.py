@@ -522,18 +522,22 @@ class MemoryTables:
         exclude_turns: bool = False,
         written_by: int | None = None,
         among: Sequence[int] | None = None,
+        persons: Sequence[str] = (),
     ) -> list[tuple[int, int]]:
         """(memory id, when it happened) of the reports that match ``fts_query`` in the
         memory's own columns (or are ``among`` these ids; else every memory) and happened in
         ``[happened_from, happened_until)``, newest or oldest first. A report is not said by
-        ``assistant`` and is not a question (``retrieval_sql.OCCURRENCES``)."""
+        ``assistant`` and is not a question (``retrieval_sql.OCCURRENCES``); with ``persons``,
+        only one said by one of them or naming one."""
         sql = occurrences_statement(
             lexical=fts_query is not None, conversation_scoped=conversation_id is not None,
             exclude_turns=exclude_turns, written_by=written_by is not None,
             newest_first=newest_first, listed=fts_query is None and among is not None,
+            of_persons=bool(persons),
         )
         params = {"fts": None if fts_query is None else lexical_query(fts_query, 0.0),
                   "among": None if among is None else json.dumps(list(among)),
+                  "persons": json.dumps(list(persons)),
                   "happened_from": happened_from, "happened_until": happened_until,
                   "limit": limit, "assistant": assistant, "conversation_id": conversation_id,
                   "written_by": written_by}

@@ -330,7 +330,7 @@ candidates AS ({candidates}),
 reports AS MATERIALIZED (
     SELECT m.id, m.event_start, m.session_start
     FROM candidates JOIN memories AS m ON m.id = candidates.id
-    WHERE rtrim(m.content) NOT LIKE '%?' {filters}
+    WHERE rtrim(m.content) NOT LIKE '%?' {filters} {persons}
       AND NOT EXISTS (SELECT 1 FROM memory_turns AS rmt JOIN turns AS rt ON rt.id = rmt.turn_id
                       WHERE rmt.memory_id = m.id AND lower(rt.speaker) = lower(:assistant))
 ),
@@ -347,16 +347,24 @@ WHERE happened_at >= :happened_from AND happened_at < :happened_until
 ORDER BY happened_at {direction}, id {direction}
 LIMIT :limit
 """
+# The question's people (:persons, a JSON array): a report said by one of them or naming one.
+BY_OR_NAMING_PERSONS = """AND EXISTS (
+        SELECT 1 FROM json_each(:persons) AS p
+        WHERE instr(';' || lower(replace(m.persons, '; ', ';')) || ';',
+                    ';' || lower(p.value) || ';') > 0
+           OR EXISTS (SELECT 1 FROM memory_turns AS pmt JOIN turns AS pt ON pt.id = pmt.turn_id
+                      WHERE pmt.memory_id = m.id AND lower(pt.speaker) = lower(p.value)))"""
 MATCHING_MEMORIES = "SELECT rowid AS id FROM memories_fts WHERE memories_fts MATCH :fts"
 LISTED_MEMORIES = "SELECT value AS id FROM json_each(:among)"
 EVERY_MEMORY = "SELECT id FROM memories"
 
 
 def occurrences_statement(*, lexical: bool, conversation_scoped: bool, exclude_turns: bool,
-                          written_by: bool, newest_first: bool, listed: bool = False) -> str:
+                          written_by: bool, newest_first: bool, listed: bool = False,
+                          of_persons: bool = False) -> str:
     """The reports among the memories that match :fts (``lexical``), or the ids of :among
     (``listed``), or all memories, that happened in ``[:happened_from, :happened_until)``,
-    newest or oldest first."""
+    newest or oldest first; with ``of_persons``, only those said by or naming :persons."""
     _, memory_filters = _scope_filters(
         conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
         written_by=written_by,
@@ -365,4 +373,5 @@ def occurrences_statement(*, lexical: bool, conversation_scoped: bool, exclude_t
         candidates=(MATCHING_MEMORIES if lexical else LISTED_MEMORIES if listed
                     else EVERY_MEMORY),
         filters=" ".join(memory_filters), direction="DESC" if newest_first else "ASC",
+        persons=BY_OR_NAMING_PERSONS if of_persons else "",
     )
