@@ -25,6 +25,7 @@ AUG31 = datetime(2023, 8, 31, 23, 0, tzinfo=UTC)
 SEP10 = datetime(2023, 9, 10, 12, 0, tzinfo=UTC)
 JUN20 = datetime(2023, 6, 20, 12, 0, tzinfo=UTC)
 EARLY_THU = datetime(2023, 5, 25, 1, 0, tzinfo=UTC)
+MAR2013 = datetime(2013, 3, 15, 12, 0, tzinfo=UTC)  # where a named year was once not kept
 
 
 def midnight(day: str) -> int:
@@ -357,6 +358,20 @@ GROUNDED += [
     ("Easter this year", THU, "holiday_of_rel_year", "2023-04-09", "2023-04-09"),
     ("Christmas of 2021", THU, "holiday_year", "2021-12-25", "2021-12-25"),
     ("Christmas '21", THU, "holiday_year", "2021-12-25", "2021-12-25"),
+    # a named year is a promise: in words, after "in", and other calendars' New Years
+    ("Easter Sunday two thousand ten", MAR2013, "holiday_year", "2010-04-04", "2010-04-04"),
+    ("Deepavali in 2019", MAR2013, "holiday_year", "2019-10-27", "2019-10-27"),
+    ("chinese new year's day 2018", MAR2013, "holiday_year", "2018-02-16", "2018-02-16"),
+    ("Islamic New Year 2018", MAR2013, "holiday_year", "2018-09-11", "2018-09-11"),
+    ("What did we do on Easter in twenty nineteen?", THU, "holiday_year",
+     "2019-04-21", "2019-04-21"),
+    ("Chinese New Year's Eve 2018", THU, "holiday_year", "2018-02-15", "2018-02-15"),
+    ("Jewish New Year 2018", THU, "holiday_year", "2018-09-10", "2018-09-11"),
+    ("Persian New Year 2018", THU, "year", "2018-01-01", "2018-12-31"),
+    ("in May in 2019", THU, "month_year", "2019-05-01", "2019-05-31"),
+    ("the summer of twenty nineteen", THU, "season_year", "2019-06-01", "2019-08-31"),
+    ("Q3 in 2019", THU, "quarter_year", "2019-07-01", "2019-09-30"),
+    ("between May and July twenty nineteen", THU, "between", "2019-05-01", "2019-07-31"),
     ("We spent Christmas at my parents'", THU, "holiday", "2022-12-25", "2022-12-25"),
     ("Thanksgiving was fun", THU, "holiday", "2022-11-24", "2022-11-24"),
     # ordinal weekdays of a month

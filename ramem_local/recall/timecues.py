@@ -96,7 +96,9 @@ season_last/this/next       last summer, this winter           last: the most re
 season (d)                  in the spring, over the summer     most recent season that started on
                                                                or before the reference day
 holiday_year                Easter 2022, Christmas of 2021,    that year's holiday; its dates
-                            Black Friday 2021, Diwali '23      come from ``calendars`` (the
+                            Black Friday 2021, Diwali '23,     come from ``calendars`` (the
+                            Deepavali in 2019, Easter Sunday
+                            two thousand ten
 holiday_of_rel_year         Thanksgiving last year             ``holidays`` package, Easter by
 holiday_{rel}               last Thanksgiving, this Christmas, ``dateutil``): fixed, movable,
                             the upcoming Eid, the most recent  lunar and religious ones; last /
@@ -226,6 +228,12 @@ Decisions:
   ("the 2000 invoice", "2000 km") is not a year, nor is one after 2050 without a preposition
   ("Cyberpunk 2077"; "in 2077" is). A title ending in a plausible year ("Blade Runner 2049") is
   still read as one.
+* The year of a month, a date, a season, a holiday or a quarter may follow it after "of" or
+  "in" and be written in words: "May of 2023", "Deepavali in 2019", "Q3 in 2022", "Easter
+  Sunday two thousand ten", "the summer of twenty nineteen".
+* "New Year" after a word naming another calendar ("Islamic New Year", "Chinese New Year's
+  Day", "Persian New Year") is never 1 January: the calendars' own holiday where they have one,
+  else no holiday ("Persian New Year 2018" is the year 2018).
 * Two-digit years ("5/8/23", "'98", "14 Mar 23", "the '90s") are in the century that puts them
   within ten years after the reference year or 89 years before it: said in 2023, "'33" is 2033,
   "'34" is 1934 and "5/8/69" is 1969.
@@ -258,6 +266,7 @@ from .calendars import (
     CAPITALISED_ONLY,
     HOLIDAY_PATTERN,
     HOLIDAY_WORDS,
+    OTHER_NEW_YEARS,
     date_order,
     holiday_key,
     holiday_occurrences,
@@ -324,16 +333,37 @@ _S_VERBS = frozenset(
 )
 
 # Text fragments (named groups are read by the grounders; see _strip_names for anchors).
+_ONES = ("one two three four five six seven eight nine").split()
+_TEENS = ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+          "nineteen").split()
+_TENS = ("twenty thirty forty fifty sixty seventy eighty ninety").split()
+_ONES_PATTERN = "|".join(_ONES)
+_TENS_PATTERN = rf"(?:{'|'.join(_TENS)})(?:[-\s]+(?:{_ONES_PATTERN}))?"
+# The last two digits of a year in words: "nineteen", "ninety-nine", "oh five".
+_TWO_DIGITS = rf"(?:{'|'.join(_TEENS)}|{_TENS_PATTERN}|oh[-\s]+(?:{_ONES_PATTERN}))"
+# A year in words right after a month, a season, a holiday or a quarter ("Easter Sunday two
+# thousand ten", "May twenty nineteen"): "two thousand [and] ten", "twenty nineteen",
+# "nineteen ninety-nine", "twenty oh five"; a bare "two thousand" only when no lowercase word
+# follows ("at Christmas two thousand people came" is a count).
+YEAR_WORDS = (
+    rf"\b(?:two\s+thousand(?:\s+(?:and\s+)?(?:{'|'.join(_TEENS)}|{_TENS_PATTERN}|{_ONES_PATTERN})\b"
+    rf"|(?!\s+(?-i:[a-z])))|(?:nineteen|twenty)[-\s]+{_TWO_DIGITS}\b)"
+)
 _MON_FULL = "january|february|march|april|may|june|july|august|september|october|november|december"
 _MON_ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
 MON = rf"(?P<mon>\b(?:(?:{_MON_FULL})\b|(?:{_MON_ABBR})\b(?:\.(?=\s*\d))?))"
 DAY_OF_MONTH = r"(?<![\d:/.])\b(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b"
-# A year: four digits, or two after an apostrophe ("May '23"; the century is the one that puts
-# it within ten years after the reference year or 89 before it).
-YEAR = r"(?P<year>(?:19|20)\d\d|['\u2019]\d\d)(?![\d%])"
-YEAR_SEP = r"(?:,\s*|\s+)"
+# A year: four digits, two after an apostrophe ("May '23"; the century is the one that puts
+# it within ten years after the reference year or 89 before it), or words (YEAR_WORDS).
+YEAR = r"(?P<year>(?:19|20)\d\d|['\u2019]\d\d|" + YEAR_WORDS + r")(?![\d%])"
+# Between a month, a season or a holiday and its year: "May 2023", "May, 2023", "May of 2023",
+# "Deepavali in 2019".
+YEAR_SEP = r"(?:,\s*|\s+)(?:(?:of|in)\s+)?"
+# A year-less rule (d) does not take a text its year rule reads ("in May 2023", "at Easter in
+# two thousand ten", "in May last year").
 NO_YEAR_AFTER = (
-    r"(?!,?\s*(?:of\s+)?(?:(?:19|20)\d\d|['\u2019]\d\d)(?!\d))"
+    r"(?!,?\s*(?:(?:of|in)\s+)?(?:(?:19|20)\d\d|['\u2019]\d\d)(?!\d))"
+    r"(?!,?\s+(?:(?:of|in)\s+)?" + YEAR_WORDS + r")"
     r"(?!,?\s+(?:of\s+)?(?:last|this|next)\s+year\b)"
 )
 BARE_YEAR = r"(?<![\w$#./:-])(?<!\d,)(?P<year>(?:19|20)\d\d)(?![\w%/:-])(?![.,]\d)"
@@ -369,7 +399,7 @@ _FAMILY_WORDS = {
     "season": set(_SEASON_START),
     "holiday": set(HOLIDAY_WORDS),
     "quarter": {"quarter", "quarters", "q"},
-    "yearword": {"thousand", "twenty", "nineteen"},
+    "yearword": {"thousand", "twenty", "nineteen"},  # "year": a digit or one of these
     "dayword": {"today", "tonight", "yesterday", "tomorrow", "night", "morning", "afternoon",
                 "evening"},
     "unit": {"day", "days", "week", "weeks", "weekend", "weekends", "fortnight", "fortnights",
@@ -392,7 +422,10 @@ for _family, _words in _FAMILY_WORDS.items():
 _WORD = re.compile(r"[A-Za-z]+")
 _DIGIT = re.compile(r"[0-9]")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)", re.ASCII)
-_YEAR_IN = re.compile(r"\b(?:19|20)\d\d\b|(?<![\w'\u2019])['\u2019]\d\d\b")
+# A year anywhere in a text: digits, "'23" or words.
+_YEAR_IN = re.compile(
+    r"\b(?:19|20)\d\d\b|(?<![\w'\u2019])['\u2019]\d\d\b|" + YEAR_WORDS, _FLAGS
+)
 _PREVIOUS_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]+)\s+$", re.ASCII)
 
 
@@ -717,10 +750,12 @@ def _unit(match: re.Match[str]) -> str:
 
 
 def _year(match: re.Match[str], ctx: _Context, group: str = "year") -> int:
-    """The year a match names: four digits as written; two digits ("'23", "5/8/23") in the
-    century that puts it within ten years after the reference year or 89 years before it
-    ("'33" said in 2023 is 2033, "'34" is 1934, "'69" is 1969)."""
+    """The year a match names: four digits or words as written; two digits ("'23", "5/8/23")
+    in the century that puts it within ten years after the reference year or 89 years before
+    it ("'33" said in 2023 is 2033, "'34" is 1934, "'69" is 1969)."""
     digits = match.group(group).lstrip("'\u2019")
+    if not digits.isdigit():
+        return _words_year(digits)
     if len(digits) == 4:
         return int(digits)
     latest = ctx.today.year + 10
@@ -730,7 +765,33 @@ def _year(match: re.Match[str], ctx: _Context, group: str = "year") -> int:
 def _check_year(text: str) -> int:
     """A year to check a day against (Feb 29) before the century is known: 20xx."""
     digits = text.lstrip("'\u2019")
+    if not digits.isdigit():
+        return _words_year(digits)
     return int(digits) if len(digits) == 4 else 2000 + int(digits)
+
+
+def _two_digit_words(text: str) -> int:
+    words = [w for w in re.split(r"[-\s]+", text.lower()) if w != "oh"]
+    value = 0
+    for word in words:
+        if word in _TEENS:
+            value += 10 + _TEENS.index(word)
+        elif word in _TENS:
+            value += 20 + 10 * _TENS.index(word)
+        else:
+            value += 1 + _ONES.index(word)
+    return value
+
+
+def _words_year(text: str) -> int:
+    """A year in words (``YEAR_WORDS``, or the ``year`` rule's words): "two thousand and ten"
+    = 2010, "two thousand" = 2000, "twenty nineteen" = 2019, "nineteen ninety-nine" = 1999,
+    "twenty oh five" = 2005."""
+    first, rest = re.split(r"[-\s]+", text.strip().lower(), maxsplit=1)
+    if first == "two":  # "two thousand [and] ..."
+        rest = re.sub(r"^thousand(?:[-\s]+and)?[-\s]*", "", rest)
+        return 2000 + (_two_digit_words(rest) if rest else 0)
+    return (1900 if first == "nineteen" else 2000) + _two_digit_words(rest)
 
 
 def _quarter(match: re.Match[str]) -> int:
@@ -816,7 +877,13 @@ def _holiday_ok(match: re.Match[str]) -> bool:
     word = match.group("hol")
     if re.fullmatch(r"new\s+year", word, _FLAGS) and word[0] != "N":
         return False
-    return holiday_key(word) not in CAPITALISED_ONLY or word[0].isupper()
+    key = holiday_key(word)
+    if key in ("new_years_day", "new_years_eve"):
+        start = match.start("hol")
+        previous = _PREVIOUS_WORD.search(match.string, max(0, start - 40), start)
+        if previous is not None and previous.group(1).lower() in OTHER_NEW_YEARS:
+            return False  # "Persian New Year 2018" is not 1 January
+    return key not in CAPITALISED_ONLY or word[0].isupper()
 
 
 # Words after which a holiday named without a preposition is a time ("we spent Christmas at my
@@ -1037,8 +1104,8 @@ def _ground_day_of_month(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "month_year",
-    r"(?:\bthe\s+month\s+of\s+)?" + MON + YEAR_SEP + r"(?:of\s+)?" + YEAR,
-    "month digit",
+    r"(?:\bthe\s+month\s+of\s+)?" + MON + YEAR_SEP + YEAR,
+    "month year",
     anchor=True,
 )
 def _ground_month_year(match: re.Match[str], ctx: _Context) -> Days:
@@ -1083,7 +1150,7 @@ def _ground_month(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "month_part",
-    r"\b" + PART + MON + r"(?:" + YEAR_SEP + r"(?:of\s+)?" + YEAR + r")?",
+    r"\b" + PART + MON + r"(?:" + YEAR_SEP + YEAR + r")?",
     "month part",
     accept=_yearless_month_ok,
     anchor=True,
@@ -1159,39 +1226,8 @@ def _ground_year(match: re.Match[str], ctx: _Context) -> Days:
     return _year_range(_year(match, ctx))
 
 
-_ONES = ("one two three four five six seven eight nine").split()
-_TEENS = ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
-          "nineteen").split()
-_TENS = ("twenty thirty forty fifty sixty seventy eighty ninety").split()
-_ONES_PATTERN = "|".join(_ONES)
-_TENS_PATTERN = rf"(?:{'|'.join(_TENS)})(?:[-\s]+(?:{_ONES_PATTERN}))?"
-# The last two digits of a year in words: "nineteen", "ninety-nine", "oh five".
-_TWO_DIGITS = rf"(?:{'|'.join(_TEENS)}|{_TENS_PATTERN}|oh[-\s]+(?:{_ONES_PATTERN}))"
-
-
-def _two_digit_words(text: str) -> int:
-    words = [w for w in re.split(r"[-\s]+", text.lower()) if w != "oh"]
-    value = 0
-    for word in words:
-        if word in _TEENS:
-            value += 10 + _TEENS.index(word)
-        elif word in _TENS:
-            value += 20 + 10 * _TENS.index(word)
-        else:
-            value += 1 + _ONES.index(word)
-    return value
-
-
-def _year_in_words(match: re.Match[str]) -> int:
-    if match.group("thousand"):
-        rest = match.group("rest1")
-        return 2000 + (_two_digit_words(rest) if rest else 0)
-    century = 1900 if match.group("century").lower() == "nineteen" else 2000
-    return century + _two_digit_words(match.group("rest2"))
-
-
 def _year_words_ok(match: re.Match[str]) -> bool:
-    return _after_preposition(match) and _is_year(match, _year_in_words(match))
+    return _after_preposition(match) and _is_year(match, _words_year(match.group(0)))
 
 
 @_rule(
@@ -1206,7 +1242,7 @@ def _year_words_ok(match: re.Match[str]) -> bool:
 def _ground_year_in_words(match: re.Match[str], ctx: _Context) -> Days:
     """A year in words after a preposition: "in two thousand nineteen", "since twenty
     twenty", "in nineteen ninety-nine", "in twenty oh five"."""
-    return _year_range(_year_in_words(match))
+    return _year_range(_words_year(match.group(0)))
 
 
 # Seasons.
@@ -1218,8 +1254,8 @@ def _season_word(match: re.Match[str]) -> str:
 
 @_rule(
     "season_year",
-    r"\b(?:the\s+)?" + SEASON + YEAR_SEP + r"(?:of\s+)?" + YEAR,
-    "season digit",
+    r"\b(?:the\s+)?" + SEASON + YEAR_SEP + YEAR,
+    "season year",
     anchor=True,
 )
 def _ground_season_year(match: re.Match[str], ctx: _Context) -> Days:
@@ -1313,8 +1349,8 @@ def _holiday_in(match: re.Match[str], year: int, ctx: _Context) -> Days:
 
 @_rule(
     "holiday_year",
-    r"\b" + HOLIDAY + YEAR_SEP + r"(?:of\s+)?" + YEAR,
-    "holiday digit",
+    r"\b" + HOLIDAY + YEAR_SEP + YEAR,
+    "holiday year",
     accept=_holiday_ok,
     anchor=True,
 )
@@ -1382,8 +1418,8 @@ def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "quarter_year",
-    QUARTER + r"(?:\s+of\s+|,?\s+|\s*[-/]\s*|(?=['\u2019]))(?:the\s+year\s+)?" + YEAR,
-    "quarter digit",
+    QUARTER + r"(?:\s+(?:of|in)\s+|,?\s+|\s*[-/]\s*|(?=['\u2019]))(?:the\s+year\s+)?" + YEAR,
+    "quarter year",
     anchor=True,
 )
 @_rule(
@@ -1929,6 +1965,8 @@ def _families(text: str) -> set[str]:
     families = {"digit"} if _DIGIT.search(text) else set()
     for word in _WORD.findall(text):
         families.update(_TOKEN_FAMILIES.get(word.lower(), ()))
+    if families & {"digit", "yearword"}:
+        families.add("year")  # a YEAR: digits or words
     return families
 
 
