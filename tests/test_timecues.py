@@ -368,6 +368,10 @@ GROUNDED += [
     ("Chinese New Year's Eve 2018", THU, "holiday_year", "2018-02-15", "2018-02-15"),
     ("Jewish New Year 2018", THU, "holiday_year", "2018-09-10", "2018-09-11"),
     ("Persian New Year 2018", THU, "year", "2018-01-01", "2018-12-31"),
+    # a holiday the calendars cannot date in the named year is that year; one across New Year
+    # is cut at it
+    ("Juneteenth 2019", THU, "holiday_year", "2019-01-01", "2019-12-31"),
+    ("Hanukkah 2024", THU, "holiday_year", "2024-12-26", "2024-12-31"),
     ("in May in 2019", THU, "month_year", "2019-05-01", "2019-05-31"),
     ("the summer of twenty nineteen", THU, "season_year", "2019-06-01", "2019-08-31"),
     ("Q3 in 2019", THU, "quarter_year", "2019-07-01", "2019-09-30"),
@@ -650,7 +654,8 @@ def test_country_codes_are_checked_and_case_blind():
 
 @pytest.mark.parametrize(
     "text",
-    ["the fifth Monday of February 2023", "Juneteenth 2019", "the fifth Saturday of June 2023"],
+    ["the fifth Monday of February 2023", "the fifth Saturday of June 2023",
+     "the week before Juneteenth 2019"],
 )
 def test_a_cue_the_calendar_cannot_hold_keeps_no_range(text: str):
     cues = detect_cues(text, THU)

@@ -30,7 +30,8 @@ January), then where ``HOLIDAYS`` says:
 "New Year" after a word naming another calendar ("Islamic New Year", "Persian New Year":
 ``OTHER_NEW_YEARS``) is never the 1 January one.
 
-A year outside a calendar's range has no occurrence (the cue keeps ``range=None``).
+A year outside a calendar's range has no occurrence (``holiday_occurrences`` is empty; the
+grounder then reads a holiday named with a year as that whole year, see ``timecues``).
 
 The country (ISO 3166 alpha-2, a bank setting) also decides the order of numeric dates: month
 first in the US and the few places that write dates its way (``MONTH_FIRST``), no order in

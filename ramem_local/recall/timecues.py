@@ -106,7 +106,13 @@ holiday_{rel}               last Thanksgiving, this Christmas, ``dateutil``): fi
                                                                the reference day; next /
                                                                upcoming: the first after it;
                                                                this: the reference year's;
-                                                               closest / nearest: the nearer
+                                                               closest / nearest: the nearer.
+                                                               A holiday in a named year (its
+                                                               own, last / this / next year)
+                                                               the calendars cannot date in it:
+                                                               that whole year, never another;
+                                                               one running past New Year is cut
+                                                               at it (Hanukkah 2024: 26-31 Dec)
 holiday (d)                 at Easter, for Diwali, during      the occurrence the direction
                             Ramadan, we spent Christmas at     picks; without a preposition
                             ..., Memorial Day weekend          only when a verb, a preposition
@@ -1339,12 +1345,25 @@ def _holiday_occurrences(match: re.Match[str], years: range, ctx: _Context) -> l
     return occurrences
 
 
+class _UndatedHoliday(ValueError):
+    """The calendars have no date for a holiday in a year the text names ("Juneteenth 2019",
+    before it was a federal holiday): a cue of its own grounds to that whole year (``_ground``),
+    an anchor to nothing."""
+
+    def __init__(self, key: str, year: int) -> None:
+        super().__init__(f"no {key} in {year}")
+        self.year = year
+
+
 def _holiday_in(match: re.Match[str], year: int, ctx: _Context) -> Days:
-    """The holiday's (first) occurrence in ``year``; ValueError when the calendars have none."""
+    """The holiday's (first) occurrence in ``year``, cut to that year (Hanukkah 2024 runs from
+    25 December to 1 January: the named year is a promise); ``_UndatedHoliday`` when the
+    calendars have none."""
     occurrences = _holiday_occurrences(match, range(year, year + 1), ctx)
     if not occurrences:
-        raise ValueError(f"no {_holiday(match)} in {year}")
-    return occurrences[0]
+        raise _UndatedHoliday(_holiday(match), year)
+    first, end = _year_range(year)
+    return max(occurrences[0][0], first), min(occurrences[0][1], end)
 
 
 @_rule(
@@ -2058,7 +2077,12 @@ _RECURRING = frozenset({"month", "season", "holiday", "quarter", "weekday", "day
 def _ground(found: _Found, ctx: _Context) -> Days | None:
     rule = found.rule
     if rule.combine is None:
-        return None if rule.ground is None else rule.ground(found.match, ctx)
+        if rule.ground is None:
+            return None
+        try:
+            return rule.ground(found.match, ctx)
+        except _UndatedHoliday as undated:
+            return _year_range(undated.year)  # a named year is a promise, even undated
     if rule.name_for(found.match) == "since":
         ctx = replace(ctx, direction="past")  # "since X": X has begun, whatever the tense
     anchors = _ground_anchors(found.anchors, ctx)
