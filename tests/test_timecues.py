@@ -372,6 +372,20 @@ GROUNDED += [
     # is cut at it
     ("Juneteenth 2019", THU, "holiday_year", "2019-01-01", "2019-12-31"),
     ("Hanukkah 2024", THU, "holiday_year", "2024-12-26", "2024-12-31"),
+    # a year named on its own in the sentence dates its recurring cues
+    ("In 2019, what did we do at Christmas?", THU, "holiday", "2019-12-25", "2019-12-25"),
+    ("What did we do for Deepavali, back in 2019?", MAR2013, "holiday",
+     "2019-10-27", "2019-10-27"),
+    ("In twenty nineteen, where did we go in June?", THU, "month", "2019-06-01", "2019-06-30"),
+    ("What did we do the week before Easter, in 2019?", THU, "period_before",
+     "2019-04-14", "2019-04-20"),
+    ("In 2019, what did we do in early May?", THU, "month_part", "2019-05-01", "2019-05-10"),
+    ("in early 2019 at Easter", THU, "holiday", "2019-04-21", "2019-04-21"),
+    ("In 2019, what did we do for Juneteenth?", THU, "year", "2019-01-01", "2019-12-31"),
+    ("In 2021, what did we do on Feb 29?", THU, "year", "2021-01-01", "2021-12-31"),
+    ("In 2019 we moved. What did we do at Christmas?", THU, "holiday",
+     "2022-12-25", "2022-12-25"),  # another sentence
+    ("In 2019, what did we do on Saturday?", THU, "year", "2019-01-01", "2019-12-31"),
     ("in May in 2019", THU, "month_year", "2019-05-01", "2019-05-31"),
     ("the summer of twenty nineteen", THU, "season_year", "2019-06-01", "2019-08-31"),
     ("Q3 in 2019", THU, "quarter_year", "2019-07-01", "2019-09-30"),

@@ -28,6 +28,13 @@ weekend"). ``detect_cues(..., direction=...)`` picks it:
   else the closer of the past and the future one, in days from the reference day to its nearest
   day; a tie goes to the past one.
 
+A year named on its own in the same sentence ("in 2019", "in two thousand ten", "early 2019";
+one year only, no sentence end between) dates the recurring cues of that sentence instead of
+the direction, and the composites built only on them: the first occurrence that starts in
+that year ("In 2019, what did we do at Christmas?" -> Christmas 2019; "What did we do the week
+before Easter, in 2019?" -> the week before Easter 2019). A holiday the calendars cannot date
+in it is that whole year; a day that year does not have ("on Feb 29" in 2021) has no range.
+
 A part of a recurring anchor ("the last week of May", "the first Monday in June", "the last
 Friday of the month", "the end of the summer") is directed as a whole: asked on 25 May (past),
 "the last weekend of May" is 27-28 May of *last* year, since this year's has not begun.
@@ -444,6 +451,9 @@ class _Context:
     hi: date
     direction: str = "past"
     country: str | None = None  # the bank's country: holiday calendars, seasons' hemisphere
+    # A year named in the cue's sentence (``_sentence_year``): a recurring cue's occurrence is
+    # the first one that starts in it, whatever the direction.
+    year: int | None = None
 
 
 @dataclass(frozen=True)
@@ -605,7 +615,15 @@ def _choose(ctx: _Context, occurrences: Iterable[Days], direction: str | None = 
     * future: the first one not over by the reference day (one containing it counts);
     * nearest: the one containing the reference day, else the closer of those two, counted in
       days from the reference day to its nearest day; a tie goes to the past one.
+
+    When the sentence names a year (``ctx.year``) it is the first one that starts in that year
+    instead, whatever the direction.
     """
+    if ctx.year is not None:
+        for days in occurrences:
+            if days[0].year == ctx.year:
+                return days
+        raise ValueError(f"no occurrence in {ctx.year}")
     direction = direction or ctx.direction
     today = ctx.today
     past: Days | None = None
@@ -629,6 +647,12 @@ def _choose(ctx: _Context, occurrences: Iterable[Days], direction: str | None = 
     if chosen is None:
         raise ValueError(f"no occurrence {direction} of {today}")
     return chosen
+
+
+def _around_year(ctx: _Context) -> int:
+    """The year to look for the occurrences of a yearly recurring time around: the year the
+    sentence names, else the reference year."""
+    return ctx.today.year if ctx.year is None else ctx.year
 
 
 def _directed(ctx: _Context, occurrence: Callable[[int], Days], around: int, reach: int) -> Days:
@@ -1066,7 +1090,7 @@ def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
     def span_in(year: int) -> Days:
         return date(year, month, first), date(year, month, first) + length
 
-    return _directed(ctx, span_in, ctx.today.year, 8)
+    return _directed(ctx, span_in, _around_year(ctx), 8)
 
 
 @_rule(
@@ -1085,7 +1109,7 @@ def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
 )
 def _ground_yearless_date(match: re.Match[str], ctx: _Context) -> Days:
     month, day = _month(match), int(match.group("day"))
-    return _directed(ctx, lambda year: _single_day(date(year, month, day)), ctx.today.year, 8)
+    return _directed(ctx, lambda year: _single_day(date(year, month, day)), _around_year(ctx), 8)
 
 
 @_rule(
@@ -1151,7 +1175,7 @@ def _ground_month_rel(match: re.Match[str], ctx: _Context) -> Days:
 @_rule("month", MON, "month", accept=_month_word_ok, anchor=True, detect=False)
 def _ground_month(match: re.Match[str], ctx: _Context) -> Days:
     month = _month(match)
-    return _directed(ctx, lambda year: _month_range(year, month), ctx.today.year, 1)
+    return _directed(ctx, lambda year: _month_range(year, month), _around_year(ctx), 1)
 
 
 @_rule(
@@ -1163,11 +1187,12 @@ def _ground_month(match: re.Match[str], ctx: _Context) -> Days:
 )
 def _ground_month_part(match: re.Match[str], ctx: _Context) -> Days:
     month, part = _month(match), _normal_part(match)
-    year = match.group("year")
-    if year or ctx.direction == "past":
-        whole = _month_range(_year(match, ctx) if year else _recent_month_year(ctx.today, month),
-                             month)
-        return _part_of(whole, "month", part)
+    if match.group("year"):
+        return _part_of(_month_range(_year(match, ctx), month), "month", part)
+    if ctx.year is not None:  # the year the sentence names
+        return _part_of(_month_range(ctx.year, month), "month", part)
+    if ctx.direction == "past":
+        return _part_of(_month_range(_recent_month_year(ctx.today, month), month), "month", part)
     return _directed(
         ctx, lambda y: _part_of(_month_range(y, month), "month", part), ctx.today.year, 1
     )
@@ -1313,7 +1338,7 @@ def _ground_season_rel(match: re.Match[str], ctx: _Context) -> Days:
 @_rule("season", r"(?:the\s+)?" + SEASON, "season", anchor=True, detect=False)
 def _ground_season(match: re.Match[str], ctx: _Context) -> Days:
     season = _season_word(match)
-    return _directed(ctx, lambda year: _season_range(season, year, ctx), ctx.today.year, 1)
+    return _directed(ctx, lambda year: _season_range(season, year, ctx), _around_year(ctx), 1)
 
 
 # Holidays (dates from the calendars of ``calendars.py``).
@@ -1428,6 +1453,8 @@ def _ground_holiday_rel(match: re.Match[str], ctx: _Context) -> Days:
 )
 @_rule("holiday", r"\b" + HOLIDAY, "holiday", accept=_holiday_ok, anchor=True, detect=False)
 def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
+    if ctx.year is not None:  # the year the sentence names
+        return _holiday_in(match, ctx.year, ctx)
     year = ctx.today.year
     return _choose(ctx, _holiday_occurrences(match, range(year - 1, year + 2), ctx))
 
@@ -1488,7 +1515,7 @@ def _ground_quarter(match: re.Match[str], ctx: _Context) -> Days:
     """"in Q3", "the third quarter of the year": the quarter the direction picks. "the third
     quarter" alone is no cue ("trailing in the 4th quarter" is a game's)."""
     quarter = _quarter(match)
-    return _directed(ctx, lambda year: _quarter_range(year, quarter), ctx.today.year, 1)
+    return _directed(ctx, lambda year: _quarter_range(year, quarter), _around_year(ctx), 1)
 
 
 # Weekdays and day words.
@@ -2089,7 +2116,12 @@ def _ground(found: _Found, ctx: _Context) -> Days | None:
     if anchors is None:
         return None
     days = rule.combine(found.match, anchors, ctx)
-    if days is not None and rule.name in _INSIDE_ANCHOR and found.anchors[0][0].name in _RECURRING:
+    if (
+        days is not None
+        and ctx.year is None
+        and rule.name in _INSIDE_ANCHOR
+        and found.anchors[0][0].name in _RECURRING
+    ):
         return _part_in_direction(found, days, anchors[0], ctx)
     return days
 
@@ -2107,6 +2139,50 @@ def _part_in_direction(found: _Found, days: Days, anchor: Days, ctx: _Context) -
     anchors = _ground_anchors(found.anchors, moved)
     again = None if anchors is None else found.rule.combine(found.match, anchors, ctx)
     return days if again is None else again
+
+
+# Year-less recurring cues (d) a year named in their sentence dates ("In 2019, what did we do at
+# Christmas?"), and the anchors that make a composite one ("the week before Christmas").
+_DATABLE = frozenset({"month", "season", "holiday", "quarter", "day_month", "month_day",
+                      "date_span", "month_part"})
+# Cues that name a year on their own ("in 2019", "two thousand ten", "early 2019").
+_YEAR_NAMING = frozenset({"year", "year_part"})
+_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
+
+
+def _named_years(found: list[_Found], ctx: _Context) -> list[tuple[int, int, int]]:
+    """(start, end, year) of each cue that names a year on its own."""
+    named = []
+    for item in found:
+        if item.rule.name not in _YEAR_NAMING or item.rule.ground is None:
+            continue
+        try:
+            days = item.rule.ground(item.match, ctx)
+        except (ValueError, OverflowError):
+            continue
+        if days is not None:
+            named.append((item.start, item.end, days[0].year))
+    return named
+
+
+def _sentence_year(found: _Found, text: str, named: list[tuple[int, int, int]]) -> int | None:
+    """The year that dates a year-less recurring cue: the only year named on its own in the
+    cue's sentence (no sentence end between the two); None when the cue is not recurring,
+    names a year itself, or the sentence names none or several."""
+    rule = found.rule
+    recurring = (
+        rule.name in _DATABLE
+        if rule.combine is None
+        else all(anchor.name in _DATABLE for anchor, _ in found.anchors)
+    )
+    if not recurring or _YEAR_IN.search(text[found.start : found.end]):
+        return None
+    years = {
+        year
+        for start, end, year in named
+        if not _SENTENCE_END.search(text[min(end, found.end) : max(start, found.start)])
+    }
+    return years.pop() if len(years) == 1 else None
 
 
 def _to_cue(found: _Found, text: str, ctx: _Context) -> TimeCue:
@@ -2155,7 +2231,12 @@ def detect_cues(
     found = _find(text, order=date_order(country))
     if not found:
         return []
-    return [_to_cue(item, text, ctx) for item in found]
+    named = _named_years(found, ctx)
+    cues = []
+    for item in found:
+        year = _sentence_year(item, text, named) if named else None
+        cues.append(_to_cue(item, text, ctx if year is None else replace(ctx, year=year)))
+    return cues
 
 
 def has_temporal_cue(text: str, *, country: str | None = None) -> bool:
