@@ -235,6 +235,10 @@ GROUNDED = [
     ("the last weekend of May", THU, "nth_weekend", "2022-05-28", "2022-05-29"),
     ("the last weekend of May", JUN20, "nth_weekend", "2023-05-27", "2023-05-28"),
     ("the first week of June 2023", THU, "nth_week", "2023-06-01", "2023-06-07"),
+    # a part of an anchor is cut to it: 31 December 2022 is a Saturday
+    ("the last weekend of 2022", THU, "nth_weekend", "2022-12-31", "2022-12-31"),
+    ("the last weekend of December 2022", THU, "nth_weekend", "2022-12-31", "2022-12-31"),
+    ("the fifth week of May 2023", THU, "nth_week", "2023-05-29", "2023-05-31"),
     ("the last week of May 2023", THU, "nth_week", "2023-05-25", "2023-05-31"),
     # open ranges (no timeline: reference day - 10 years .. reference day)
     ("before June 2023", THU, "before", "2013-05-25", "2023-05-31"),
@@ -669,7 +673,8 @@ def test_country_codes_are_checked_and_case_blind():
 @pytest.mark.parametrize(
     "text",
     ["the fifth Monday of February 2023", "the fifth Saturday of June 2023",
-     "the week before Juneteenth 2019"],
+     "the week before Juneteenth 2019", "the fifth week of February 2023",
+     "the fifth weekend of June 2023"],
 )
 def test_a_cue_the_calendar_cannot_hold_keeps_no_range(text: str):
     cues = detect_cues(text, THU)

@@ -188,7 +188,9 @@ weekday_before / _after     the Sunday before Oct 25, 2022     that weekday stri
 nth_week / nth_weekend      the first weekend of June 2023,    nth week = days 7n-6..7n of the
                             the last week of May, last week    anchor; last week = its last 7
                             of August 2022, the first week of  days; nth weekend = the nth
-                            the year                           Saturday in it and the next day
+                            the year                           Saturday in it and the next day;
+                                                               cut to the anchor (the last
+                                                               weekend of 2022: Sat 31 Dec)
 nth_day                     the last day of October, the       that day of the anchor
                             first day of last month
 nth_weekday                 the second Sunday of May 2023,     the nth such weekday in the
@@ -1883,7 +1885,8 @@ _NTH = r"(?P<ord>first|second|third|fourth|fifth|last|final|1st|2nd|3rd|4th|5th)
 )
 def _combine_nth(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     """nth week = days 7n-6..7n of the anchor, last week = its last 7 days; nth weekend = the
-    nth Saturday in it and the next day; nth / last day = that day of it."""
+    nth Saturday in it and the next day; nth / last day = that day of it. Each is cut to the
+    anchor (``_inside``)."""
     start, end = anchors[0]
     nth = _ORDINALS[match.group("ord").lower()]
     unit = _unit(match)
@@ -1894,14 +1897,25 @@ def _combine_nth(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Da
         return _single_day(day)
     if unit == "week":
         if nth < 0:
-            return end - timedelta(days=7), end
-        return start + timedelta(days=7 * (nth - 1)), start + timedelta(days=7 * nth)
+            return _inside((end - timedelta(days=7), end), anchors[0])
+        week = start + timedelta(days=7 * (nth - 1)), start + timedelta(days=7 * nth)
+        return _inside(week, anchors[0])
     if nth < 0:
         last_day = end - _DAY
         saturday = last_day - timedelta(days=(last_day.weekday() - 5) % 7)
     else:
         saturday = _saturday_on_or_after(start) + timedelta(days=7 * (nth - 1))
-    return saturday, saturday + timedelta(days=2)
+    return _inside((saturday, saturday + timedelta(days=2)), anchors[0])
+
+
+def _inside(part: Days, anchor: Days) -> Days:
+    """``part`` cut to its anchor: a part of X never leaves X ("the last weekend of 2022", whose
+    Saturday is 31 December, is that Saturday, not 1 January 2023 too); ValueError when nothing
+    is left ("the fifth week of February 2023")."""
+    start, end = max(part[0], anchor[0]), min(part[1], anchor[1])
+    if start >= end:
+        raise ValueError("no such part")
+    return start, end
 
 
 @_composite(
