@@ -1384,8 +1384,8 @@ class _UndatedHoliday(ValueError):
 
 def _holiday_in(match: re.Match[str], year: int, ctx: _Context) -> Days:
     """The holiday's (first) occurrence in ``year``, cut to that year (Hanukkah 2024 runs from
-    25 December to 1 January: the named year is a promise); ``_UndatedHoliday`` when the
-    calendars have none."""
+    26 December to 2 January: "Hanukkah 2024" is 26-31 December, the named year is a promise);
+    ``_UndatedHoliday`` when the calendars have none."""
     occurrences = _holiday_occurrences(match, range(year, year + 1), ctx)
     if not occurrences:
         raise _UndatedHoliday(_holiday(match), year)
@@ -2234,11 +2234,12 @@ def detect_cues(
     since/until/by/as of" ranges; without it the bounds are reference - 10 years .. the
     reference day. ``direction`` (one of ``DIRECTIONS``) says which occurrence the recurring
     cues mean ("in June", "on Saturday", "at Christmas", ...; see the module docstring):
-    "past" (questions), "future" (plans) or "nearest". Detection does not depend on it, so
-    the cues of one text line up one to one whatever the direction. ``country`` (ISO 3166
-    alpha-2, the bank's setting) decides the order of an ambiguous numeric date ("5/8/2023":
-    8 May in the US, 5 August in GB; without a country it is no cue), the holiday calendar
-    ("Thanksgiving" in CA) and the hemisphere of the seasons (see ``calendars``).
+    "past" (questions), "future" (plans) or "nearest"; a year named on its own in the same
+    sentence ("In 2019, what did we do at Christmas?") picks it instead. Detection depends on
+    neither, so the cues of one text line up one to one whatever the direction. ``country``
+    (ISO 3166 alpha-2, the bank's setting) decides the order of an ambiguous numeric date
+    ("5/8/2023": 8 May in the US, 5 August in GB; without a country it is no cue), the holiday
+    calendar ("Thanksgiving" in CA) and the hemisphere of the seasons (see ``calendars``).
     """
     country = None if country is None else normal_country(country)
     ctx = _context(reference, timeline, direction, country)
