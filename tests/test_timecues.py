@@ -25,6 +25,7 @@ AUG31 = datetime(2023, 8, 31, 23, 0, tzinfo=UTC)
 SEP10 = datetime(2023, 9, 10, 12, 0, tzinfo=UTC)
 JUN20 = datetime(2023, 6, 20, 12, 0, tzinfo=UTC)
 EARLY_THU = datetime(2023, 5, 25, 1, 0, tzinfo=UTC)
+MAR2013 = datetime(2013, 3, 15, 12, 0, tzinfo=UTC)  # where a named year was once not kept
 
 
 def midnight(day: str) -> int:
@@ -234,6 +235,10 @@ GROUNDED = [
     ("the last weekend of May", THU, "nth_weekend", "2022-05-28", "2022-05-29"),
     ("the last weekend of May", JUN20, "nth_weekend", "2023-05-27", "2023-05-28"),
     ("the first week of June 2023", THU, "nth_week", "2023-06-01", "2023-06-07"),
+    # a part of an anchor is cut to it: 31 December 2022 is a Saturday
+    ("the last weekend of 2022", THU, "nth_weekend", "2022-12-31", "2022-12-31"),
+    ("the last weekend of December 2022", THU, "nth_weekend", "2022-12-31", "2022-12-31"),
+    ("the fifth week of May 2023", THU, "nth_week", "2023-05-29", "2023-05-31"),
     ("the last week of May 2023", THU, "nth_week", "2023-05-25", "2023-05-31"),
     # open ranges (no timeline: reference day - 10 years .. reference day)
     ("before June 2023", THU, "before", "2013-05-25", "2023-05-31"),
@@ -357,6 +362,38 @@ GROUNDED += [
     ("Easter this year", THU, "holiday_of_rel_year", "2023-04-09", "2023-04-09"),
     ("Christmas of 2021", THU, "holiday_year", "2021-12-25", "2021-12-25"),
     ("Christmas '21", THU, "holiday_year", "2021-12-25", "2021-12-25"),
+    # a named year is a promise: in words, after "in", and other calendars' New Years
+    ("Easter Sunday two thousand ten", MAR2013, "holiday_year", "2010-04-04", "2010-04-04"),
+    ("Deepavali in 2019", MAR2013, "holiday_year", "2019-10-27", "2019-10-27"),
+    ("chinese new year's day 2018", MAR2013, "holiday_year", "2018-02-16", "2018-02-16"),
+    ("Islamic New Year 2018", MAR2013, "holiday_year", "2018-09-11", "2018-09-11"),
+    ("What did we do on Easter in twenty nineteen?", THU, "holiday_year",
+     "2019-04-21", "2019-04-21"),
+    ("Chinese New Year's Eve 2018", THU, "holiday_year", "2018-02-15", "2018-02-15"),
+    ("Jewish New Year 2018", THU, "holiday_year", "2018-09-10", "2018-09-11"),
+    ("Persian New Year 2018", THU, "year", "2018-01-01", "2018-12-31"),
+    # a holiday the calendars cannot date in the named year is that year; one across New Year
+    # is cut at it
+    ("Juneteenth 2019", THU, "holiday_year", "2019-01-01", "2019-12-31"),
+    ("Hanukkah 2024", THU, "holiday_year", "2024-12-26", "2024-12-31"),
+    # a year named on its own in the sentence dates its recurring cues
+    ("In 2019, what did we do at Christmas?", THU, "holiday", "2019-12-25", "2019-12-25"),
+    ("What did we do for Deepavali, back in 2019?", MAR2013, "holiday",
+     "2019-10-27", "2019-10-27"),
+    ("In twenty nineteen, where did we go in June?", THU, "month", "2019-06-01", "2019-06-30"),
+    ("What did we do the week before Easter, in 2019?", THU, "period_before",
+     "2019-04-14", "2019-04-20"),
+    ("In 2019, what did we do in early May?", THU, "month_part", "2019-05-01", "2019-05-10"),
+    ("in early 2019 at Easter", THU, "holiday", "2019-04-21", "2019-04-21"),
+    ("In 2019, what did we do for Juneteenth?", THU, "year", "2019-01-01", "2019-12-31"),
+    ("In 2021, what did we do on Feb 29?", THU, "year", "2021-01-01", "2021-12-31"),
+    ("In 2019 we moved. What did we do at Christmas?", THU, "holiday",
+     "2022-12-25", "2022-12-25"),  # another sentence
+    ("In 2019, what did we do on Saturday?", THU, "year", "2019-01-01", "2019-12-31"),
+    ("in May in 2019", THU, "month_year", "2019-05-01", "2019-05-31"),
+    ("the summer of twenty nineteen", THU, "season_year", "2019-06-01", "2019-08-31"),
+    ("Q3 in 2019", THU, "quarter_year", "2019-07-01", "2019-09-30"),
+    ("between May and July twenty nineteen", THU, "between", "2019-05-01", "2019-07-31"),
     ("We spent Christmas at my parents'", THU, "holiday", "2022-12-25", "2022-12-25"),
     ("Thanksgiving was fun", THU, "holiday", "2022-11-24", "2022-11-24"),
     # ordinal weekdays of a month
@@ -635,7 +672,9 @@ def test_country_codes_are_checked_and_case_blind():
 
 @pytest.mark.parametrize(
     "text",
-    ["the fifth Monday of February 2023", "Juneteenth 2019", "the fifth Saturday of June 2023"],
+    ["the fifth Monday of February 2023", "the fifth Saturday of June 2023",
+     "the week before Juneteenth 2019", "the fifth week of February 2023",
+     "the fifth weekend of June 2023"],
 )
 def test_a_cue_the_calendar_cannot_hold_keeps_no_range(text: str):
     cues = detect_cues(text, THU)

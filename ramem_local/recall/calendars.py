@@ -20,13 +20,18 @@ January), then where ``HOLIDAYS`` says:
   Tuesday / Pancake Day, Ascension Day, Pentecost / Whitsun, Whit Monday, and Mothering Sunday
   (Easter - 21 days; Mother's Day in a British or Irish bank);
 * lunar and religious calendars, whatever the bank's country: Chinese (Lunar) New Year from
-  China's calendar (1950-2080); Diwali from India's (2001-2035), else Singapore's Deepavali;
-  Holi from India's; Eid al-Fitr ("Eid" alone) and Eid al-Adha from Turkey's (1950-2080;
-  computed Islamic dates, which may differ from a local sighting by a day); Ramadan from the
-  Maldives' first day of Ramadan, 30 days; Hanukkah (8 days), Passover (8 days, as outside
-  Israel), Rosh Hashanah (2 days), Yom Kippur and Purim from Israel's.
+  China's calendar (1950-2080), its eve the day before; Diwali from India's (2001-2035), else
+  Singapore's Deepavali; Holi from India's; Eid al-Fitr ("Eid" alone) and Eid al-Adha from
+  Turkey's (1950-2080; computed Islamic dates, which may differ from a local sighting by a
+  day); Ramadan from the Maldives' first day of Ramadan, 30 days; Islamic (Hijri) New Year from
+  Jordan's (1950-2080); Hanukkah (8 days), Passover (8 days, as outside Israel), Rosh Hashanah
+  ("Jewish New Year", 2 days), Yom Kippur and Purim from Israel's.
 
-A year outside a calendar's range has no occurrence (the cue keeps ``range=None``).
+"New Year" after a word naming another calendar ("Islamic New Year", "Persian New Year":
+``OTHER_NEW_YEARS``) is never the 1 January one.
+
+A year outside a calendar's range has no occurrence (``holiday_occurrences`` is empty; the
+grounder then reads a holiday named with a year as that whole year, see ``timecues``).
 
 The country (ISO 3166 alpha-2, a bank setting) also decides the order of numeric dates: month
 first in the US and the few places that write dates its way (``MONTH_FIRST``), no order in
@@ -196,8 +201,11 @@ HOLIDAYS: tuple[Holiday, ...] = (
     Holiday("pentecost", r"pentecost(?:\s+sunday)?|whitsun(?:day)?|whit\s+sunday",
             (FromEaster(49),)),
     Holiday("whit_monday", r"whit\s+monday|pentecost\s+monday", (FromEaster(50),)),
-    Holiday("chinese_new_year", r"(?:chinese|lunar)\s+new\s+year", _CHINESE_NEW_YEAR,
-            ("Chinese New Year", "Lunar New Year")),
+    # The eve first: a longer name must come before its prefix in the alternation.
+    Holiday("chinese_new_years_eve", rf"(?:chinese|lunar)\s+new\s+year{_A}s\s+eve",
+            (After("chinese_new_year", -1),)),
+    Holiday("chinese_new_year", rf"(?:chinese|lunar)\s+new\s+year(?:{_A}s\s+day)?",
+            _CHINESE_NEW_YEAR, ("Chinese New Year", "Lunar New Year")),
     Holiday("spring_festival", r"spring\s+festival", _CHINESE_NEW_YEAR),
     Holiday("diwali", r"diwali|deepavali|divali",
             (Named("IN", ("Diwali",)), Named("SG", ("Deepavali", "Diwali"))),
@@ -210,11 +218,16 @@ HOLIDAYS: tuple[Holiday, ...] = (
     Holiday("eid_al_fitr", r"eid(?:\s+(?:al|ul|el)[-\s]?fitr)?",
             (Named("TR", ("Eid al-Fitr",)), Named("SA", ("Eid al-Fitr Holiday",))),
             ("Eid al-Fitr",)),
+    Holiday("islamic_new_year",
+            rf"(?:islamic|hijri|muslim)\s+new\s+year(?:{_A}s(?:\s+day)?)?|al[-\s]hijra"
+            r"|awal\s+muharram",
+            (Named("JO", ("Islamic New Year",)),), ("Islamic New Year",)),
     Holiday("ramadan", r"ramadan|ramzan", (Named("MV", ("First Day of Ramadan",)),),
             ("First Day of Ramadan",), days=30),
     Holiday("hanukkah", r"hanukk?ah|chanukk?ah", (Named("IL", ("Hanukkah",)),), days=8),
     Holiday("passover", r"passover|pesach", (Named("IL", ("Pesach",)),), days=8),
-    Holiday("rosh_hashanah", r"rosh\s+hashanah?", (Named("IL", ("Rosh Hashanah",)),), days=2),
+    Holiday("rosh_hashanah", rf"rosh\s+hashanah?|jewish\s+new\s+year(?:{_A}s(?:\s+day)?)?",
+            (Named("IL", ("Rosh Hashanah",)),), days=2),
     Holiday("yom_kippur", r"yom\s+kippur", (Named("IL", ("Yom Kippur",)),)),
     Holiday("purim", r"purim", (Named("IL", ("Purim",)),)),
 )  # fmt: skip
@@ -232,13 +245,23 @@ HOLIDAY_WORDS = frozenset(
     "tuesday wednesday thursday friday saturday sunday mother mothers mothering father fathers "
     "canada australia anzac bastille easter mardi shrove pancake ascension pentecost whitsun "
     "whitsunday whit chinese lunar festival diwali deepavali divali holi eid bakrid kurban "
-    "ramadan ramzan hanukkah hanukah chanukah chanukkah passover pesach rosh yom purim".split()
+    "hijra muharram ramadan ramzan hanukkah hanukah chanukah chanukkah passover pesach rosh yom "
+    "purim".split()
 )
 # One alternation of every holiday's names, without groups (groups in a 50-way alternation
 # cost the detector more than all its other rules); ``holiday_key`` tells which one matched.
 HOLIDAY_PATTERN = "|".join(f"(?:{h.pattern})" for h in HOLIDAYS)
 _HOLIDAY_NAMES = tuple(
     (holiday.key, re.compile(holiday.pattern, re.IGNORECASE | re.ASCII)) for holiday in HOLIDAYS
+)
+# A word right before "New Year" that names another calendar's new year: "Persian New Year"
+# is not 1 January (those the calendars know have a holiday of their own: Chinese, Islamic,
+# Jewish).
+OTHER_NEW_YEARS = frozenset(
+    "chinese lunar islamic hijri muslim jewish hebrew persian iranian parsi thai tamil sinhala "
+    "sinhalese khmer lao vietnamese korean tibetan nepali bengali ethiopian orthodox julian "
+    "hindu telugu kannada marathi punjabi sikh balinese mongolian assyrian kurdish coptic "
+    "amazigh berber myanmar burmese".split()
 )
 # Holidays whose names are also other words ("holi", "eid", a school's "spring festival"):
 # detected only when capitalised.

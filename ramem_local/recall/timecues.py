@@ -28,6 +28,13 @@ weekend"). ``detect_cues(..., direction=...)`` picks it:
   else the closer of the past and the future one, in days from the reference day to its nearest
   day; a tie goes to the past one.
 
+A year named on its own in the same sentence ("in 2019", "in two thousand ten", "early 2019";
+one year only, no sentence end between) dates the recurring cues of that sentence instead of
+the direction, and the composites built only on them: the first occurrence that starts in
+that year ("In 2019, what did we do at Christmas?" -> Christmas 2019; "What did we do the week
+before Easter, in 2019?" -> the week before Easter 2019). A holiday the calendars cannot date
+in it is that whole year; a day that year does not have ("on Feb 29" in 2021) has no range.
+
 A part of a recurring anchor ("the last week of May", "the first Monday in June", "the last
 Friday of the month", "the end of the summer") is directed as a whole: asked on 25 May (past),
 "the last weekend of May" is 27-28 May of *last* year, since this year's has not begun.
@@ -96,7 +103,9 @@ season_last/this/next       last summer, this winter           last: the most re
 season (d)                  in the spring, over the summer     most recent season that started on
                                                                or before the reference day
 holiday_year                Easter 2022, Christmas of 2021,    that year's holiday; its dates
-                            Black Friday 2021, Diwali '23      come from ``calendars`` (the
+                            Black Friday 2021, Diwali '23,     come from ``calendars`` (the
+                            Deepavali in 2019, Easter Sunday
+                            two thousand ten
 holiday_of_rel_year         Thanksgiving last year             ``holidays`` package, Easter by
 holiday_{rel}               last Thanksgiving, this Christmas, ``dateutil``): fixed, movable,
                             the upcoming Eid, the most recent  lunar and religious ones; last /
@@ -104,7 +113,13 @@ holiday_{rel}               last Thanksgiving, this Christmas, ``dateutil``): fi
                                                                the reference day; next /
                                                                upcoming: the first after it;
                                                                this: the reference year's;
-                                                               closest / nearest: the nearer
+                                                               closest / nearest: the nearer.
+                                                               A holiday in a named year (its
+                                                               own, last / this / next year)
+                                                               the calendars cannot date in it:
+                                                               that whole year, never another;
+                                                               one running past New Year is cut
+                                                               at it (Hanukkah 2024: 26-31 Dec)
 holiday (d)                 at Easter, for Diwali, during      the occurrence the direction
                             Ramadan, we spent Christmas at     picks; without a preposition
                             ..., Memorial Day weekend          only when a verb, a preposition
@@ -173,7 +188,9 @@ weekday_before / _after     the Sunday before Oct 25, 2022     that weekday stri
 nth_week / nth_weekend      the first weekend of June 2023,    nth week = days 7n-6..7n of the
                             the last week of May, last week    anchor; last week = its last 7
                             of August 2022, the first week of  days; nth weekend = the nth
-                            the year                           Saturday in it and the next day
+                            the year                           Saturday in it and the next day;
+                                                               cut to the anchor (the last
+                                                               weekend of 2022: Sat 31 Dec)
 nth_day                     the last day of October, the       that day of the anchor
                             first day of last month
 nth_weekday                 the second Sunday of May 2023,     the nth such weekday in the
@@ -226,6 +243,12 @@ Decisions:
   ("the 2000 invoice", "2000 km") is not a year, nor is one after 2050 without a preposition
   ("Cyberpunk 2077"; "in 2077" is). A title ending in a plausible year ("Blade Runner 2049") is
   still read as one.
+* The year of a month, a date, a season, a holiday or a quarter may follow it after "of" or
+  "in" and be written in words: "May of 2023", "Deepavali in 2019", "Q3 in 2022", "Easter
+  Sunday two thousand ten", "the summer of twenty nineteen".
+* "New Year" after a word naming another calendar ("Islamic New Year", "Chinese New Year's
+  Day", "Persian New Year") is never 1 January: the calendars' own holiday where they have one,
+  else no holiday ("Persian New Year 2018" is the year 2018).
 * Two-digit years ("5/8/23", "'98", "14 Mar 23", "the '90s") are in the century that puts them
   within ten years after the reference year or 89 years before it: said in 2023, "'33" is 2033,
   "'34" is 1934 and "5/8/69" is 1969.
@@ -258,6 +281,7 @@ from .calendars import (
     CAPITALISED_ONLY,
     HOLIDAY_PATTERN,
     HOLIDAY_WORDS,
+    OTHER_NEW_YEARS,
     date_order,
     holiday_key,
     holiday_occurrences,
@@ -324,16 +348,37 @@ _S_VERBS = frozenset(
 )
 
 # Text fragments (named groups are read by the grounders; see _strip_names for anchors).
+_ONES = ("one two three four five six seven eight nine").split()
+_TEENS = ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
+          "nineteen").split()
+_TENS = ("twenty thirty forty fifty sixty seventy eighty ninety").split()
+_ONES_PATTERN = "|".join(_ONES)
+_TENS_PATTERN = rf"(?:{'|'.join(_TENS)})(?:[-\s]+(?:{_ONES_PATTERN}))?"
+# The last two digits of a year in words: "nineteen", "ninety-nine", "oh five".
+_TWO_DIGITS = rf"(?:{'|'.join(_TEENS)}|{_TENS_PATTERN}|oh[-\s]+(?:{_ONES_PATTERN}))"
+# A year in words right after a month, a season, a holiday or a quarter ("Easter Sunday two
+# thousand ten", "May twenty nineteen"): "two thousand [and] ten", "twenty nineteen",
+# "nineteen ninety-nine", "twenty oh five"; a bare "two thousand" only when no lowercase word
+# follows ("at Christmas two thousand people came" is a count).
+YEAR_WORDS = (
+    rf"\b(?:two\s+thousand(?:\s+(?:and\s+)?(?:{'|'.join(_TEENS)}|{_TENS_PATTERN}|{_ONES_PATTERN})\b"
+    rf"|(?!\s+(?-i:[a-z])))|(?:nineteen|twenty)[-\s]+{_TWO_DIGITS}\b)"
+)
 _MON_FULL = "january|february|march|april|may|june|july|august|september|october|november|december"
 _MON_ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
 MON = rf"(?P<mon>\b(?:(?:{_MON_FULL})\b|(?:{_MON_ABBR})\b(?:\.(?=\s*\d))?))"
 DAY_OF_MONTH = r"(?<![\d:/.])\b(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b"
-# A year: four digits, or two after an apostrophe ("May '23"; the century is the one that puts
-# it within ten years after the reference year or 89 before it).
-YEAR = r"(?P<year>(?:19|20)\d\d|['\u2019]\d\d)(?![\d%])"
-YEAR_SEP = r"(?:,\s*|\s+)"
+# A year: four digits, two after an apostrophe ("May '23"; the century is the one that puts
+# it within ten years after the reference year or 89 before it), or words (YEAR_WORDS).
+YEAR = r"(?P<year>(?:19|20)\d\d|['\u2019]\d\d|" + YEAR_WORDS + r")(?![\d%])"
+# Between a month, a season or a holiday and its year: "May 2023", "May, 2023", "May of 2023",
+# "Deepavali in 2019".
+YEAR_SEP = r"(?:,\s*|\s+)(?:(?:of|in)\s+)?"
+# A year-less rule (d) does not take a text its year rule reads ("in May 2023", "at Easter in
+# two thousand ten", "in May last year").
 NO_YEAR_AFTER = (
-    r"(?!,?\s*(?:of\s+)?(?:(?:19|20)\d\d|['\u2019]\d\d)(?!\d))"
+    r"(?!,?\s*(?:(?:of|in)\s+)?(?:(?:19|20)\d\d|['\u2019]\d\d)(?!\d))"
+    r"(?!,?\s+(?:(?:of|in)\s+)?" + YEAR_WORDS + r")"
     r"(?!,?\s+(?:of\s+)?(?:last|this|next)\s+year\b)"
 )
 BARE_YEAR = r"(?<![\w$#./:-])(?<!\d,)(?P<year>(?:19|20)\d\d)(?![\w%/:-])(?![.,]\d)"
@@ -369,7 +414,7 @@ _FAMILY_WORDS = {
     "season": set(_SEASON_START),
     "holiday": set(HOLIDAY_WORDS),
     "quarter": {"quarter", "quarters", "q"},
-    "yearword": {"thousand", "twenty", "nineteen"},
+    "yearword": {"thousand", "twenty", "nineteen"},  # "year": a digit or one of these
     "dayword": {"today", "tonight", "yesterday", "tomorrow", "night", "morning", "afternoon",
                 "evening"},
     "unit": {"day", "days", "week", "weeks", "weekend", "weekends", "fortnight", "fortnights",
@@ -392,7 +437,10 @@ for _family, _words in _FAMILY_WORDS.items():
 _WORD = re.compile(r"[A-Za-z]+")
 _DIGIT = re.compile(r"[0-9]")
 _NEXT_WORD = re.compile(r"\s+([A-Za-z]+)", re.ASCII)
-_YEAR_IN = re.compile(r"\b(?:19|20)\d\d\b|(?<![\w'\u2019])['\u2019]\d\d\b")
+# A year anywhere in a text: digits, "'23" or words.
+_YEAR_IN = re.compile(
+    r"\b(?:19|20)\d\d\b|(?<![\w'\u2019])['\u2019]\d\d\b|" + YEAR_WORDS, _FLAGS
+)
 _PREVIOUS_WORD = re.compile(r"(?<![A-Za-z])([A-Za-z]+)\s+$", re.ASCII)
 
 
@@ -405,6 +453,9 @@ class _Context:
     hi: date
     direction: str = "past"
     country: str | None = None  # the bank's country: holiday calendars, seasons' hemisphere
+    # A year named in the cue's sentence (``_sentence_year``): a recurring cue's occurrence is
+    # the first one that starts in it, whatever the direction.
+    year: int | None = None
 
 
 @dataclass(frozen=True)
@@ -566,7 +617,15 @@ def _choose(ctx: _Context, occurrences: Iterable[Days], direction: str | None = 
     * future: the first one not over by the reference day (one containing it counts);
     * nearest: the one containing the reference day, else the closer of those two, counted in
       days from the reference day to its nearest day; a tie goes to the past one.
+
+    When the sentence names a year (``ctx.year``) it is the first one that starts in that year
+    instead, whatever the direction.
     """
+    if ctx.year is not None:
+        for days in occurrences:
+            if days[0].year == ctx.year:
+                return days
+        raise ValueError(f"no occurrence in {ctx.year}")
     direction = direction or ctx.direction
     today = ctx.today
     past: Days | None = None
@@ -590,6 +649,12 @@ def _choose(ctx: _Context, occurrences: Iterable[Days], direction: str | None = 
     if chosen is None:
         raise ValueError(f"no occurrence {direction} of {today}")
     return chosen
+
+
+def _around_year(ctx: _Context) -> int:
+    """The year to look for the occurrences of a yearly recurring time around: the year the
+    sentence names, else the reference year."""
+    return ctx.today.year if ctx.year is None else ctx.year
 
 
 def _directed(ctx: _Context, occurrence: Callable[[int], Days], around: int, reach: int) -> Days:
@@ -717,10 +782,12 @@ def _unit(match: re.Match[str]) -> str:
 
 
 def _year(match: re.Match[str], ctx: _Context, group: str = "year") -> int:
-    """The year a match names: four digits as written; two digits ("'23", "5/8/23") in the
-    century that puts it within ten years after the reference year or 89 years before it
-    ("'33" said in 2023 is 2033, "'34" is 1934, "'69" is 1969)."""
+    """The year a match names: four digits or words as written; two digits ("'23", "5/8/23")
+    in the century that puts it within ten years after the reference year or 89 years before
+    it ("'33" said in 2023 is 2033, "'34" is 1934, "'69" is 1969)."""
     digits = match.group(group).lstrip("'\u2019")
+    if not digits.isdigit():
+        return _words_year(digits)
     if len(digits) == 4:
         return int(digits)
     latest = ctx.today.year + 10
@@ -730,7 +797,33 @@ def _year(match: re.Match[str], ctx: _Context, group: str = "year") -> int:
 def _check_year(text: str) -> int:
     """A year to check a day against (Feb 29) before the century is known: 20xx."""
     digits = text.lstrip("'\u2019")
+    if not digits.isdigit():
+        return _words_year(digits)
     return int(digits) if len(digits) == 4 else 2000 + int(digits)
+
+
+def _two_digit_words(text: str) -> int:
+    words = [w for w in re.split(r"[-\s]+", text.lower()) if w != "oh"]
+    value = 0
+    for word in words:
+        if word in _TEENS:
+            value += 10 + _TEENS.index(word)
+        elif word in _TENS:
+            value += 20 + 10 * _TENS.index(word)
+        else:
+            value += 1 + _ONES.index(word)
+    return value
+
+
+def _words_year(text: str) -> int:
+    """A year in words (``YEAR_WORDS``, or the ``year`` rule's words): "two thousand and ten"
+    = 2010, "two thousand" = 2000, "twenty nineteen" = 2019, "nineteen ninety-nine" = 1999,
+    "twenty oh five" = 2005."""
+    first, rest = re.split(r"[-\s]+", text.strip().lower(), maxsplit=1)
+    if first == "two":  # "two thousand [and] ..."
+        rest = re.sub(r"^thousand(?:[-\s]+and)?[-\s]*", "", rest)
+        return 2000 + (_two_digit_words(rest) if rest else 0)
+    return (1900 if first == "nineteen" else 2000) + _two_digit_words(rest)
 
 
 def _quarter(match: re.Match[str]) -> int:
@@ -816,7 +909,13 @@ def _holiday_ok(match: re.Match[str]) -> bool:
     word = match.group("hol")
     if re.fullmatch(r"new\s+year", word, _FLAGS) and word[0] != "N":
         return False
-    return holiday_key(word) not in CAPITALISED_ONLY or word[0].isupper()
+    key = holiday_key(word)
+    if key in ("new_years_day", "new_years_eve"):
+        start = match.start("hol")
+        previous = _PREVIOUS_WORD.search(match.string, max(0, start - 40), start)
+        if previous is not None and previous.group(1).lower() in OTHER_NEW_YEARS:
+            return False  # "Persian New Year 2018" is not 1 January
+    return key not in CAPITALISED_ONLY or word[0].isupper()
 
 
 # Words after which a holiday named without a preposition is a time ("we spent Christmas at my
@@ -993,7 +1092,7 @@ def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
     def span_in(year: int) -> Days:
         return date(year, month, first), date(year, month, first) + length
 
-    return _directed(ctx, span_in, ctx.today.year, 8)
+    return _directed(ctx, span_in, _around_year(ctx), 8)
 
 
 @_rule(
@@ -1012,7 +1111,7 @@ def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
 )
 def _ground_yearless_date(match: re.Match[str], ctx: _Context) -> Days:
     month, day = _month(match), int(match.group("day"))
-    return _directed(ctx, lambda year: _single_day(date(year, month, day)), ctx.today.year, 8)
+    return _directed(ctx, lambda year: _single_day(date(year, month, day)), _around_year(ctx), 8)
 
 
 @_rule(
@@ -1037,8 +1136,8 @@ def _ground_day_of_month(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "month_year",
-    r"(?:\bthe\s+month\s+of\s+)?" + MON + YEAR_SEP + r"(?:of\s+)?" + YEAR,
-    "month digit",
+    r"(?:\bthe\s+month\s+of\s+)?" + MON + YEAR_SEP + YEAR,
+    "month year",
     anchor=True,
 )
 def _ground_month_year(match: re.Match[str], ctx: _Context) -> Days:
@@ -1078,23 +1177,24 @@ def _ground_month_rel(match: re.Match[str], ctx: _Context) -> Days:
 @_rule("month", MON, "month", accept=_month_word_ok, anchor=True, detect=False)
 def _ground_month(match: re.Match[str], ctx: _Context) -> Days:
     month = _month(match)
-    return _directed(ctx, lambda year: _month_range(year, month), ctx.today.year, 1)
+    return _directed(ctx, lambda year: _month_range(year, month), _around_year(ctx), 1)
 
 
 @_rule(
     "month_part",
-    r"\b" + PART + MON + r"(?:" + YEAR_SEP + r"(?:of\s+)?" + YEAR + r")?",
+    r"\b" + PART + MON + r"(?:" + YEAR_SEP + YEAR + r")?",
     "month part",
     accept=_yearless_month_ok,
     anchor=True,
 )
 def _ground_month_part(match: re.Match[str], ctx: _Context) -> Days:
     month, part = _month(match), _normal_part(match)
-    year = match.group("year")
-    if year or ctx.direction == "past":
-        whole = _month_range(_year(match, ctx) if year else _recent_month_year(ctx.today, month),
-                             month)
-        return _part_of(whole, "month", part)
+    if match.group("year"):
+        return _part_of(_month_range(_year(match, ctx), month), "month", part)
+    if ctx.year is not None:  # the year the sentence names
+        return _part_of(_month_range(ctx.year, month), "month", part)
+    if ctx.direction == "past":
+        return _part_of(_month_range(_recent_month_year(ctx.today, month), month), "month", part)
     return _directed(
         ctx, lambda y: _part_of(_month_range(y, month), "month", part), ctx.today.year, 1
     )
@@ -1159,39 +1259,8 @@ def _ground_year(match: re.Match[str], ctx: _Context) -> Days:
     return _year_range(_year(match, ctx))
 
 
-_ONES = ("one two three four five six seven eight nine").split()
-_TEENS = ("ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen "
-          "nineteen").split()
-_TENS = ("twenty thirty forty fifty sixty seventy eighty ninety").split()
-_ONES_PATTERN = "|".join(_ONES)
-_TENS_PATTERN = rf"(?:{'|'.join(_TENS)})(?:[-\s]+(?:{_ONES_PATTERN}))?"
-# The last two digits of a year in words: "nineteen", "ninety-nine", "oh five".
-_TWO_DIGITS = rf"(?:{'|'.join(_TEENS)}|{_TENS_PATTERN}|oh[-\s]+(?:{_ONES_PATTERN}))"
-
-
-def _two_digit_words(text: str) -> int:
-    words = [w for w in re.split(r"[-\s]+", text.lower()) if w != "oh"]
-    value = 0
-    for word in words:
-        if word in _TEENS:
-            value += 10 + _TEENS.index(word)
-        elif word in _TENS:
-            value += 20 + 10 * _TENS.index(word)
-        else:
-            value += 1 + _ONES.index(word)
-    return value
-
-
-def _year_in_words(match: re.Match[str]) -> int:
-    if match.group("thousand"):
-        rest = match.group("rest1")
-        return 2000 + (_two_digit_words(rest) if rest else 0)
-    century = 1900 if match.group("century").lower() == "nineteen" else 2000
-    return century + _two_digit_words(match.group("rest2"))
-
-
 def _year_words_ok(match: re.Match[str]) -> bool:
-    return _after_preposition(match) and _is_year(match, _year_in_words(match))
+    return _after_preposition(match) and _is_year(match, _words_year(match.group(0)))
 
 
 @_rule(
@@ -1206,7 +1275,7 @@ def _year_words_ok(match: re.Match[str]) -> bool:
 def _ground_year_in_words(match: re.Match[str], ctx: _Context) -> Days:
     """A year in words after a preposition: "in two thousand nineteen", "since twenty
     twenty", "in nineteen ninety-nine", "in twenty oh five"."""
-    return _year_range(_year_in_words(match))
+    return _year_range(_words_year(match.group(0)))
 
 
 # Seasons.
@@ -1218,8 +1287,8 @@ def _season_word(match: re.Match[str]) -> str:
 
 @_rule(
     "season_year",
-    r"\b(?:the\s+)?" + SEASON + YEAR_SEP + r"(?:of\s+)?" + YEAR,
-    "season digit",
+    r"\b(?:the\s+)?" + SEASON + YEAR_SEP + YEAR,
+    "season year",
     anchor=True,
 )
 def _ground_season_year(match: re.Match[str], ctx: _Context) -> Days:
@@ -1271,7 +1340,7 @@ def _ground_season_rel(match: re.Match[str], ctx: _Context) -> Days:
 @_rule("season", r"(?:the\s+)?" + SEASON, "season", anchor=True, detect=False)
 def _ground_season(match: re.Match[str], ctx: _Context) -> Days:
     season = _season_word(match)
-    return _directed(ctx, lambda year: _season_range(season, year, ctx), ctx.today.year, 1)
+    return _directed(ctx, lambda year: _season_range(season, year, ctx), _around_year(ctx), 1)
 
 
 # Holidays (dates from the calendars of ``calendars.py``).
@@ -1303,18 +1372,31 @@ def _holiday_occurrences(match: re.Match[str], years: range, ctx: _Context) -> l
     return occurrences
 
 
+class _UndatedHoliday(ValueError):
+    """The calendars have no date for a holiday in a year the text names ("Juneteenth 2019",
+    before it was a federal holiday): a cue of its own grounds to that whole year (``_ground``),
+    an anchor to nothing."""
+
+    def __init__(self, key: str, year: int) -> None:
+        super().__init__(f"no {key} in {year}")
+        self.year = year
+
+
 def _holiday_in(match: re.Match[str], year: int, ctx: _Context) -> Days:
-    """The holiday's (first) occurrence in ``year``; ValueError when the calendars have none."""
+    """The holiday's (first) occurrence in ``year``, cut to that year (Hanukkah 2024 runs from
+    26 December to 2 January: "Hanukkah 2024" is 26-31 December, the named year is a promise);
+    ``_UndatedHoliday`` when the calendars have none."""
     occurrences = _holiday_occurrences(match, range(year, year + 1), ctx)
     if not occurrences:
-        raise ValueError(f"no {_holiday(match)} in {year}")
-    return occurrences[0]
+        raise _UndatedHoliday(_holiday(match), year)
+    first, end = _year_range(year)
+    return max(occurrences[0][0], first), min(occurrences[0][1], end)
 
 
 @_rule(
     "holiday_year",
-    r"\b" + HOLIDAY + YEAR_SEP + r"(?:of\s+)?" + YEAR,
-    "holiday digit",
+    r"\b" + HOLIDAY + YEAR_SEP + YEAR,
+    "holiday year",
     accept=_holiday_ok,
     anchor=True,
 )
@@ -1373,6 +1455,8 @@ def _ground_holiday_rel(match: re.Match[str], ctx: _Context) -> Days:
 )
 @_rule("holiday", r"\b" + HOLIDAY, "holiday", accept=_holiday_ok, anchor=True, detect=False)
 def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
+    if ctx.year is not None:  # the year the sentence names
+        return _holiday_in(match, ctx.year, ctx)
     year = ctx.today.year
     return _choose(ctx, _holiday_occurrences(match, range(year - 1, year + 2), ctx))
 
@@ -1382,8 +1466,8 @@ def _ground_holiday(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "quarter_year",
-    QUARTER + r"(?:\s+of\s+|,?\s+|\s*[-/]\s*|(?=['\u2019]))(?:the\s+year\s+)?" + YEAR,
-    "quarter digit",
+    QUARTER + r"(?:\s+(?:of|in)\s+|,?\s+|\s*[-/]\s*|(?=['\u2019]))(?:the\s+year\s+)?" + YEAR,
+    "quarter year",
     anchor=True,
 )
 @_rule(
@@ -1433,7 +1517,7 @@ def _ground_quarter(match: re.Match[str], ctx: _Context) -> Days:
     """"in Q3", "the third quarter of the year": the quarter the direction picks. "the third
     quarter" alone is no cue ("trailing in the 4th quarter" is a game's)."""
     quarter = _quarter(match)
-    return _directed(ctx, lambda year: _quarter_range(year, quarter), ctx.today.year, 1)
+    return _directed(ctx, lambda year: _quarter_range(year, quarter), _around_year(ctx), 1)
 
 
 # Weekdays and day words.
@@ -1801,7 +1885,8 @@ _NTH = r"(?P<ord>first|second|third|fourth|fifth|last|final|1st|2nd|3rd|4th|5th)
 )
 def _combine_nth(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     """nth week = days 7n-6..7n of the anchor, last week = its last 7 days; nth weekend = the
-    nth Saturday in it and the next day; nth / last day = that day of it."""
+    nth Saturday in it and the next day; nth / last day = that day of it. Each is cut to the
+    anchor (``_inside``)."""
     start, end = anchors[0]
     nth = _ORDINALS[match.group("ord").lower()]
     unit = _unit(match)
@@ -1812,14 +1897,25 @@ def _combine_nth(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Da
         return _single_day(day)
     if unit == "week":
         if nth < 0:
-            return end - timedelta(days=7), end
-        return start + timedelta(days=7 * (nth - 1)), start + timedelta(days=7 * nth)
+            return _inside((end - timedelta(days=7), end), anchors[0])
+        week = start + timedelta(days=7 * (nth - 1)), start + timedelta(days=7 * nth)
+        return _inside(week, anchors[0])
     if nth < 0:
         last_day = end - _DAY
         saturday = last_day - timedelta(days=(last_day.weekday() - 5) % 7)
     else:
         saturday = _saturday_on_or_after(start) + timedelta(days=7 * (nth - 1))
-    return saturday, saturday + timedelta(days=2)
+    return _inside((saturday, saturday + timedelta(days=2)), anchors[0])
+
+
+def _inside(part: Days, anchor: Days) -> Days:
+    """``part`` cut to its anchor: a part of X never leaves X ("the last weekend of 2022", whose
+    Saturday is 31 December, is that Saturday, not 1 January 2023 too); ValueError when nothing
+    is left ("the fifth week of February 2023")."""
+    start, end = max(part[0], anchor[0]), min(part[1], anchor[1])
+    if start >= end:
+        raise ValueError("no such part")
+    return start, end
 
 
 @_composite(
@@ -1929,6 +2025,8 @@ def _families(text: str) -> set[str]:
     families = {"digit"} if _DIGIT.search(text) else set()
     for word in _WORD.findall(text):
         families.update(_TOKEN_FAMILIES.get(word.lower(), ()))
+    if families & {"digit", "yearword"}:
+        families.add("year")  # a YEAR: digits or words
     return families
 
 
@@ -2020,14 +2118,24 @@ _RECURRING = frozenset({"month", "season", "holiday", "quarter", "weekday", "day
 def _ground(found: _Found, ctx: _Context) -> Days | None:
     rule = found.rule
     if rule.combine is None:
-        return None if rule.ground is None else rule.ground(found.match, ctx)
+        if rule.ground is None:
+            return None
+        try:
+            return rule.ground(found.match, ctx)
+        except _UndatedHoliday as undated:
+            return _year_range(undated.year)  # a named year is a promise, even undated
     if rule.name_for(found.match) == "since":
         ctx = replace(ctx, direction="past")  # "since X": X has begun, whatever the tense
     anchors = _ground_anchors(found.anchors, ctx)
     if anchors is None:
         return None
     days = rule.combine(found.match, anchors, ctx)
-    if days is not None and rule.name in _INSIDE_ANCHOR and found.anchors[0][0].name in _RECURRING:
+    if (
+        days is not None
+        and ctx.year is None
+        and rule.name in _INSIDE_ANCHOR
+        and found.anchors[0][0].name in _RECURRING
+    ):
         return _part_in_direction(found, days, anchors[0], ctx)
     return days
 
@@ -2045,6 +2153,50 @@ def _part_in_direction(found: _Found, days: Days, anchor: Days, ctx: _Context) -
     anchors = _ground_anchors(found.anchors, moved)
     again = None if anchors is None else found.rule.combine(found.match, anchors, ctx)
     return days if again is None else again
+
+
+# Year-less recurring cues (d) a year named in their sentence dates ("In 2019, what did we do at
+# Christmas?"), and the anchors that make a composite one ("the week before Christmas").
+_DATABLE = frozenset({"month", "season", "holiday", "quarter", "day_month", "month_day",
+                      "date_span", "month_part"})
+# Cues that name a year on their own ("in 2019", "two thousand ten", "early 2019").
+_YEAR_NAMING = frozenset({"year", "year_part"})
+_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
+
+
+def _named_years(found: list[_Found], ctx: _Context) -> list[tuple[int, int, int]]:
+    """(start, end, year) of each cue that names a year on its own."""
+    named = []
+    for item in found:
+        if item.rule.name not in _YEAR_NAMING or item.rule.ground is None:
+            continue
+        try:
+            days = item.rule.ground(item.match, ctx)
+        except (ValueError, OverflowError):
+            continue
+        if days is not None:
+            named.append((item.start, item.end, days[0].year))
+    return named
+
+
+def _sentence_year(found: _Found, text: str, named: list[tuple[int, int, int]]) -> int | None:
+    """The year that dates a year-less recurring cue: the only year named on its own in the
+    cue's sentence (no sentence end between the two); None when the cue is not recurring,
+    names a year itself, or the sentence names none or several."""
+    rule = found.rule
+    recurring = (
+        rule.name in _DATABLE
+        if rule.combine is None
+        else all(anchor.name in _DATABLE for anchor, _ in found.anchors)
+    )
+    if not recurring or _YEAR_IN.search(text[found.start : found.end]):
+        return None
+    years = {
+        year
+        for start, end, year in named
+        if not _SENTENCE_END.search(text[min(end, found.end) : max(start, found.start)])
+    }
+    return years.pop() if len(years) == 1 else None
 
 
 def _to_cue(found: _Found, text: str, ctx: _Context) -> TimeCue:
@@ -2082,18 +2234,24 @@ def detect_cues(
     since/until/by/as of" ranges; without it the bounds are reference - 10 years .. the
     reference day. ``direction`` (one of ``DIRECTIONS``) says which occurrence the recurring
     cues mean ("in June", "on Saturday", "at Christmas", ...; see the module docstring):
-    "past" (questions), "future" (plans) or "nearest". Detection does not depend on it, so
-    the cues of one text line up one to one whatever the direction. ``country`` (ISO 3166
-    alpha-2, the bank's setting) decides the order of an ambiguous numeric date ("5/8/2023":
-    8 May in the US, 5 August in GB; without a country it is no cue), the holiday calendar
-    ("Thanksgiving" in CA) and the hemisphere of the seasons (see ``calendars``).
+    "past" (questions), "future" (plans) or "nearest"; a year named on its own in the same
+    sentence ("In 2019, what did we do at Christmas?") picks it instead. Detection depends on
+    neither, so the cues of one text line up one to one whatever the direction. ``country``
+    (ISO 3166 alpha-2, the bank's setting) decides the order of an ambiguous numeric date
+    ("5/8/2023": 8 May in the US, 5 August in GB; without a country it is no cue), the holiday
+    calendar ("Thanksgiving" in CA) and the hemisphere of the seasons (see ``calendars``).
     """
     country = None if country is None else normal_country(country)
     ctx = _context(reference, timeline, direction, country)
     found = _find(text, order=date_order(country))
     if not found:
         return []
-    return [_to_cue(item, text, ctx) for item in found]
+    named = _named_years(found, ctx)
+    cues = []
+    for item in found:
+        year = _sentence_year(item, text, named) if named else None
+        cues.append(_to_cue(item, text, ctx if year is None else replace(ctx, year=year)))
+    return cues
 
 
 def has_temporal_cue(text: str, *, country: str | None = None) -> bool:
