@@ -41,6 +41,8 @@ def proposal(**fields) -> dict:
         "need": "",
         "time_start": None,
         "time_end": None,
+        "event": None,
+        "order": None,
         "persons": [],
         "locations": [],
         "entities": [],
@@ -67,7 +69,8 @@ def test_schema_is_bounded_and_accepts_an_empty_proposal():
 def test_every_requested_field_lands_in_the_frame():
     """What the model is asked for is what the merge reads: no field is generated for nothing."""
     assert set(analysis_schema()["properties"]) == {
-        "need", "time_start", "time_end", "persons", "locations", "entities", "topic", "keywords"}
+        "need", "time_start", "time_end", "event", "order", "persons", "locations", "entities",
+        "topic", "keywords"}
     for field in analysis_schema()["properties"]:
         assert f'"{field}"' in SYSTEM_PROMPT
 
@@ -243,6 +246,107 @@ def test_participants_are_not_locations_or_entities():
         proposal(locations=["Caroline", "melanie", "Paris"], entities=["Melanie", "museum"]),
     )
     assert outcome.frame.locations == ["Paris"] and outcome.frame.entities == ["museum"]
+
+
+def test_an_order_the_detector_found_is_kept_when_the_model_agrees():
+    outcome = analyze("When did Caroline last go hiking?", proposal(order="latest"))
+    assert outcome.frame.order == "latest"
+    assert outcome.frame.llm_proposal["order_disagreement"] is None
+
+
+def test_the_detector_order_wins_and_a_different_proposal_is_recorded():
+    outcome = analyze("What did Melanie paint for the first time?", proposal(order="latest"))
+    assert outcome.frame.order == "earliest"
+    assert outcome.frame.llm_proposal["order_disagreement"] == {
+        "deterministic": "earliest", "llm": "latest"}
+
+
+def test_the_model_cannot_switch_an_order_on():
+    question = "What did Caroline say about the last chapter?"
+    assert frame_for(question).order is None
+
+    outcome = analyze(question, proposal(order="latest"))
+
+    assert outcome.frame.order is None
+    assert outcome.frame.llm_proposal["order_disagreement"] == {
+        "deterministic": None, "llm": "latest"}
+
+
+def test_no_order_proposed_is_no_disagreement():
+    outcome = analyze("When did Caroline last go hiking?", proposal())
+    assert outcome.frame.order == "latest"
+    assert outcome.frame.llm_proposal["order_disagreement"] is None
+
+
+def test_an_event_sharing_a_word_with_the_anchor_becomes_its_phrase():
+    question = "What did Caroline do the day after she adopted the cat?"
+    assert frame_for(question).anchor.phrase == "she adopted the cat"
+
+    outcome = analyze(question, proposal(event=" adopted  the cat "))
+
+    anchor = outcome.frame.anchor
+    assert (anchor.phrase, anchor.relation) == ("adopted the cat", "day_after")
+    assert anchor.text == "the day after she adopted the cat"
+    assert outcome.frame.llm_proposal["event_accepted"] is True
+    assert "'she adopted the cat'" in outcome.frame.llm_proposal["event_reason"]
+
+
+def test_an_event_naming_another_event_is_refused():
+    question = "What did Caroline do the day after she adopted the cat?"
+    outcome = analyze(question, proposal(event="moved to Boston"))
+
+    assert outcome.frame.anchor.phrase == "she adopted the cat"
+    assert outcome.frame.llm_proposal["event_accepted"] is False
+    assert outcome.frame.llm_proposal["event_reason"].startswith("refused: ")
+
+
+def test_an_event_without_a_deterministic_anchor_is_recorded_not_used():
+    outcome = analyze("What is Caroline's job?", proposal(event="started the new job"))
+
+    frame = outcome.frame
+    assert frame.anchor is None and frame.guard == "no_filter"
+    assert frame.llm_proposal["event_accepted"] is False
+    assert frame.llm_proposal["event_reason"].startswith("not used: ")
+    assert frame.llm_proposal["proposal"]["event"] == "started the new job"
+
+
+def test_no_event_proposed_leaves_the_anchor_alone():
+    question = "What did Caroline buy the week before the move?"
+    outcome = analyze(question, proposal())
+    assert outcome.frame.anchor == frame_for(question).anchor
+    assert outcome.frame.llm_proposal["event_accepted"] is False
+    assert outcome.frame.llm_proposal["event_reason"] is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did Caroline buy the week before the move?",
+        # "recently" alone would take the model's range: the anchor must still decide.
+        "What did Melanie paint recently, since she moved to Boston?",
+    ],
+)
+def test_an_anchor_question_keeps_the_anchor_whatever_range_is_proposed(question):
+    deterministic = frame_for(question)
+    assert deterministic.guard == "anchor"
+
+    outcome = analyze(question, proposal(time_start="2023-05-01", time_end="2023-05-20"))
+
+    frame = outcome.frame
+    assert (frame.guard, frame.source) == ("anchor", "deterministic")
+    assert frame.time_range is None and frame.widened_range is None
+    assert frame.guard_reason == deterministic.guard_reason
+    assert frame.llm_proposal["accepted"] is False
+    assert "the event anchor decides" in frame.llm_proposal["reason"]
+
+
+def test_the_record_keeps_its_keys_when_the_model_fails():
+    outcome = analyze("When did Caroline last go hiking?", LLMResult(
+        None, "invalid_json", "stop", "{", 10, 1, 1.0))
+    record = outcome.frame.llm_proposal
+    assert {"proposal", "accepted", "reason", "disagreement", "need_accepted", "persons_dropped",
+            "error", "order_disagreement", "event_accepted", "event_reason"} == set(record)
+    assert record["order_disagreement"] is None and record["event_accepted"] is False
 
 
 def test_model_failure_leaves_the_frame_unchanged_and_records_the_error():

@@ -291,8 +291,8 @@ def test_two_connections_one_ingests_while_the_other_searches(tmp_path, hashing_
 def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_embedder, chat_file):
     def analysis(messages, schema, max_tokens):
         return {"need": "the name of Ann's cat", "time_start": None, "time_end": None,
-                "persons": ["Ann"], "locations": [], "entities": ["Pixel"], "topic": "pets",
-                "keywords": ["cat"]}
+                "event": None, "order": None, "persons": ["Ann"], "locations": [],
+                "entities": ["Pixel"], "topic": "pets", "keywords": ["cat"]}
 
     def answer(messages, schema, max_tokens):
         shown = schema["properties"]["citations"]["items"]["enum"]

@@ -1,15 +1,25 @@
 """LLM query analysis, merged into the deterministic recall frame (DESIGN.md §4 step 1).
 
-The model proposes what the question asks (need, keywords) and which episode can answer it
-(a date range, persons, places, things, topic). Its proposal is advice, checked
-before use, because a language model invents dates readily and a wrong time filter hides the
-right memories:
+The model proposes what the question asks (need, keywords, an order) and which episode can
+answer it (a date range, another event the time is relative to, persons, places, things,
+topic). Its proposal is advice, checked before use, because a language model invents dates
+readily and a wrong time filter hides the right memories. As with the time cue, the
+deterministic reading (``frame``, ``question_kinds``) decides whether an order or an event
+anchor is there at all, and disagreements go in the record:
 
 - a range is considered only when the deterministic cue detector fired: no cue, no filter;
 - it must parse (YYYY-MM-DD), be ordered, span at most ``MAX_RANGE_DAYS``, not start after the
   reference time, and overlap the bank's timeline widened by ``TIMELINE_SLACK_DAYS``;
 - a grounded deterministic range is exact and always wins; a differing proposal is recorded as
   a disagreement. Only a cue the grounder could not ground ("recently") takes the model's range;
+- with an event anchor ("the day after I adopted the cat") the anchor decides the range (from
+  the anchor memory, at search time): a proposed range is never adopted;
+- the order ("latest" / "earliest") is the detector's: the model can neither switch it on nor
+  change it; a proposal that differs from it (another order, or an order where none fired) is
+  recorded as a disagreement;
+- the proposed event phrase replaces the anchor's phrase (what finds the anchor memory) only
+  when the deterministic anchor fired and the two share a content word; otherwise it is
+  recorded and not used;
 - persons must be participants of the bank (``text.canonical_person``), and participants are
   never locations or entities;
 - the proposed need replaces the question as the retrieval query only when it shares a content
@@ -19,8 +29,11 @@ Every decision lands in ``RecallFrame.llm_proposal``: ``proposal`` (the model's 
 ``accepted`` (whether the model's range became the frame's range), ``reason``,
 ``disagreement`` (``{"deterministic": [start, end], "llm": [start, end]}`` as ISO days, end
 inclusive, or None), ``need_accepted`` (whether the proposed need became ``frame.need``),
-``persons_dropped`` (proposed names that are not participants) and ``error`` (the model's
-failure, or None).
+``persons_dropped`` (proposed names that are not participants), ``error`` (the model's
+failure, or None), ``order_disagreement`` (``{"deterministic": order or None, "llm": order}``,
+or None when the model proposed no order or the detector's), ``event_accepted`` (whether the
+proposed event became ``frame.anchor.phrase``) and ``event_reason`` (why, or None when no
+event was proposed).
 """
 
 from __future__ import annotations
@@ -32,27 +45,31 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, tzinfo
 
 from ..protocols import LLM
-from ..schemas import array, nullable, obj, string
+from ..schemas import array, enum, nullable, obj, string
 from ..text import canonical_person, content_words
 from ..types import DAY, LLMCall, RecallFrame, TimeRange
+from .question_kinds import EARLIEST, LATEST
 
 MAX_RANGE_DAYS = 400
 TIMELINE_SLACK_DAYS = 30
+EVENT_MAX_CHARS = 80
 
 SYSTEM_PROMPT = """\
 You analyse a question asked to a memory of past conversations: what is asked, and when, who
 and where it happened. Reply with JSON only, using only what the question says.
 Fields: need (a short search phrase for what is asked, without time words); time_start and
 time_end (first and last day of the period the question is about, YYYY-MM-DD, computed from
-the reference date; null when the question names no time); persons; locations; entities
-(things, events, organisations, titles); topic (one or two words, or null); keywords (words a
-matching memory would contain).
+the reference date; null when the question names no time); event (the other event the
+question's time is relative to: "adopted the cat" in "the day after I adopted the cat"; else
+null); order ("latest" when the question asks for the last or most recent time, "earliest"
+for the first time; else null); persons; locations; entities (things, events, organisations,
+titles); topic (one or two words, or null); keywords (words a matching memory would contain).
 
 Example. Reference date: 2001-03-14 (Wednesday). Participants: Ann, Tom.
 Question: What did Ann cook for Tom last weekend?
 {"need": "what Ann cooked for Tom", "time_start": "2001-03-10", "time_end": "2001-03-11",
-"persons": ["Ann", "Tom"], "locations": [], "entities": [], "topic": "cooking",
-"keywords": ["cook", "dinner", "recipe"]}"""
+"event": null, "order": null, "persons": ["Ann", "Tom"], "locations": [], "entities": [],
+"topic": "cooking", "keywords": ["cook", "dinner", "recipe"]}"""
 
 
 @dataclass(frozen=True)
@@ -67,7 +84,8 @@ def analysis_schema() -> dict:
     """The bounded schema of a proposal; fields in the order the model should think.
 
     ``need`` and ``keywords`` become the retrieval query (dense on the need, BM25 on both) and
-    the range may become the time filter; persons, locations, entities and topic are the
+    the range may become the time filter; ``event`` may become the anchor phrase and ``order``
+    is checked against the detector's; persons, locations, entities and topic are the
     frame's description of the episode, shown in the trace (DESIGN.md §4 step 1).
     """
     return obj(
@@ -75,6 +93,8 @@ def analysis_schema() -> dict:
             "need": string(200),
             "time_start": nullable(string(20)),
             "time_end": nullable(string(20)),
+            "event": nullable(string(EVENT_MAX_CHARS)),
+            "order": nullable(enum([LATEST, EARLIEST])),
             "persons": array(string(40), 5),
             "locations": array(string(40), 3),
             "entities": array(string(40), 6),
@@ -123,6 +143,8 @@ def analyze_question(
     refused = _merge_fields(merged, result.data, participants)
     record = _merge_range(merged, result.data, tz, timeline)
     record.update(refused)
+    record.update(_check_order(merged, result.data))
+    record.update(_merge_event(merged, result.data))
     merged.llm_proposal = record
     return AnalysisOutcome(merged, call)
 
@@ -143,6 +165,9 @@ def _record(
         "need_accepted": False,
         "persons_dropped": [],
         "error": error,
+        "order_disagreement": None,
+        "event_accepted": False,
+        "event_reason": None,
     }
 
 
@@ -220,6 +245,45 @@ def _known_persons(
     return kept, dropped
 
 
+# --------------------------------------------------------------------------- order, event
+
+
+def _check_order(frame: RecallFrame, proposal: dict) -> dict:
+    """Compare the proposed order with the detector's; ``frame.order`` is never changed.
+
+    The detector decides whether the question asks for the last or first occurrence (its
+    patterns have must-not-fire rows: "last week", "first aid"); a model that reads "last" in
+    "the last chapter" as an order would turn a content question into a time-ordered list.
+    """
+    proposed = proposal.get("order")
+    if proposed not in (LATEST, EARLIEST) or proposed == frame.order:
+        return {"order_disagreement": None}
+    return {"order_disagreement": {"deterministic": frame.order, "llm": proposed}}
+
+
+def _merge_event(frame: RecallFrame, proposal: dict) -> dict:
+    """Adopt the proposed event as the anchor phrase when the detector found an anchor and
+    the two share a content word; returns the decision for the record.
+
+    The phrase is the query of the anchor search, so the model may tidy it ("adopted the cat"
+    for "I adopted the cat and how did it feel") but not name another event, and an event the
+    detector did not find never creates an anchor (no anchor, no time from another event).
+    """
+    event = _clean(proposal.get("event"))
+    if not event:
+        return {"event_accepted": False, "event_reason": None}
+    anchor = frame.anchor
+    if anchor is None:
+        reason = "not used: no event anchor in the question (the deterministic reading decides)"
+        return {"event_accepted": False, "event_reason": reason}
+    if not set(content_words(event)) & set(content_words(anchor.phrase)):
+        reason = f"refused: shares no content word with the anchor phrase {anchor.phrase!r}"
+        return {"event_accepted": False, "event_reason": reason}
+    reason = f"accepted: replaces the anchor phrase {anchor.phrase!r}"
+    anchor.phrase = event
+    return {"event_accepted": True, "event_reason": reason}
+
+
 # --------------------------------------------------------------------------- time range
 
 
@@ -230,6 +294,9 @@ def _merge_range(
     start_text, end_text = proposal.get("time_start"), proposal.get("time_end")
     if not start_text and not end_text:
         return _record(proposal, False, "no range proposed")
+    if frame.anchor is not None:
+        reason = "the event anchor decides (its range comes from the anchor memory)"
+        return _record(proposal, False, reason)
     if not frame.cues:
         return _record(
             proposal, False, "rejected: no temporal cue in the question (no cue, no filter)"
