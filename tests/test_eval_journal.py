@@ -662,6 +662,24 @@ def test_the_cli_prints_the_header_and_the_table(tmp_path):
     assert out.read_text().count("\n") == 2 * len(journal.questions)
 
 
+def test_the_cli_reproduces_the_classic_journal_and_rejects_unknown_styles(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "rows.jsonl"
+    result = runner.invoke(
+        cli, ["eval", "journal", "--days", "40", "--per-style", "2", "--seed", "3", "--mode",
+              "ramem", "--styles", "classic", "--no-chat", "--no-one-offs", "--out", str(out)],
+        prog_name="ramem")
+    assert result.exit_code == 0, result.output
+    assert "no one-offs · no chat" in result.output
+    assert "0 one-offs) · 0 chat turns" in result.output
+    assert "paraphrase" not in result.output and "time_only" in result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {row["style"] for row in rows} == set(CLASSIC_STYLES)
+    bad = runner.invoke(cli, ["eval", "journal", "--days", "30", "--styles", "date,nope"],
+                        prog_name="ramem")
+    assert bad.exit_code == 2 and "unknown style 'nope'" in bad.output
+
+
 def test_select_styles_names_groups_and_keeps_the_table_order():
     assert select_styles(["all"]) == STYLES
     assert select_styles(["classic"]) == CLASSIC_STYLES
