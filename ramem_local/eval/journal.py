@@ -581,7 +581,8 @@ def generate_journal(spec: JournalSpec) -> Journal:
 
     The classic entries and questions come from the streams they always came from; the
     one-offs, the chat and the multi-step questions each draw from a stream of their own, so
-    adding them leaves every classic entry and question as it was."""
+    adding them leaves every classic entry and question as it was (but for the evidence of a
+    time_only question about a one-off's day, which includes the one-off)."""
     if spec.days is not None and spec.days < 7:
         raise ValueError("a journal needs at least 7 days")
     if spec.years < 1 or spec.questions_per_style < 0:
