@@ -1302,58 +1302,90 @@ def _years_list(value: str) -> tuple[int, ...]:
 @click.option("--bank-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Keep each journal's JSONL and bank here (inspect with `ramem --db`); a "
                    "later run with the same seed and sizes reuses them.")
+@click.option("--styles", default="all", show_default=True, metavar="S1,S2,...",
+              help="Question styles to ask (comma-separated), or all, or classic (the six "
+                   "styles before multi-step recall).")
+@click.option("--one-offs/--no-one-offs", default=True, show_default=True,
+              help="Write the once-only events (a wedding, a move) into the journal.")
+@click.option("--chat/--no-chat", default=True, show_default=True,
+              help="Add the assistant chat about the same dishes, films and trails on other "
+                   "days (look-alikes, never evidence).")
 @tuning_options
 @json_option
 @pass_context
 def eval_journal(context: Context, years: str, days: int | None, seed: int, per_style: int,
-                 mode: str, k: int, out: Path | None, bank_dir: Path | None,
-                 tuning: SearchTuning, as_json: bool) -> None:
+                 mode: str, k: int, out: Path | None, bank_dir: Path | None, styles: str,
+                 one_offs: bool, chat: bool, tuning: SearchTuning, as_json: bool) -> None:
     """Retrieval on synthetic journals that grow from 1 to 10 years (context collapse).
 
     Each journal is written by a seeded generator (no data files): one to three entries a day
     ending on 17 November 2026, with hikes, meals, books, films, repairs, concerts and visits
-    that recur every few weeks with the same people and places, and about 15% of entries
-    written one to three days late ("Yesterday I ...", "On Saturday I ..."). It is ingested as
-    JSONL and searched like `ramem search --as-of`. Question styles, each answered by the entry
-    (or, for time_only, all entries) whose event day the cue picks:
+    that recur every few weeks with the same people and places, about 15% of entries written
+    one to three days late ("Yesterday I ...", "On Saturday I ..."), and about one once-only
+    event a month (a wedding, a move, a broken wrist). Beside it, a chat with an assistant
+    about the same dishes, films, trails and relatives on other days (never evidence). It is
+    ingested as JSONL and searched like `ramem search --as-of`. Question styles, each answered
+    by the entry or entries the question picks:
 
     \b
-      date          Where did I go hiking on 9 February 2023?
-      yesterday     What did I cook yesterday?
-      days_ago      Which film did I watch 3 days ago?
-      month_part    Which book did I start in early May 2024?
-      last_weekend  Who did I visit last weekend?
-      time_only     What did I do yesterday? / on 3 May 2024? / 4 days ago?
+      date            Where did I go hiking on 9 February 2023?
+      yesterday       What did I cook yesterday?
+      days_ago        Which film did I watch 3 days ago?
+      month_part      Which book did I start in early May 2024?
+      last_weekend    Who did I visit last weekend?
+      time_only       What did I do yesterday? / on 3 May 2024? / 4 days ago?
+      last            When did I last cook shakshuka?
+      first           When did I first see the Velvet Tides live?
+      count           How many films did I watch in May 2024?  (also: count exact)
+      since           Which films have I watched since February 2023?
+      between         Which books did I start between 3 March 2024 and 20 May 2024?
+      event_relative  What did I cook the day after I adopted Pixel the cat?
+      paraphrase      Which screening did I catch on 3 May 2024?
 
     Prints R@1, R@K and all-evidence R@K (every evidence entry in the first K) per size and
-    style, modes side by side, with each bank's entries, ingest time and median search time.
-    Example: ramem --embedder DIR eval journal --years 1,5 --per-style 20
+    style, modes side by side, with each bank's entries, ingest time and median search time,
+    and for count questions how often the search's count was exact.
+
+    \b
+    Examples:
+      ramem --embedder DIR eval journal --years 1,5 --per-style 20
+      ramem eval journal --no-one-offs --no-chat --styles classic   # before multi-step recall
     """
     from .eval.journal import (
         JournalSpec,
         format_journal_table,
         run_journal_eval,
+        select_styles,
         write_journal_jsonl,
     )
 
+    try:
+        asked = select_styles(styles.split(","))
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--styles") from None
     embedder = _eval_embedder(context.settings)
     sizes: list[int | JournalSpec] = list(_years_list(years))
     if days is not None:
-        sizes = [JournalSpec(days=days, seed=seed, questions_per_style=per_style)]
+        sizes = [JournalSpec(days=days, seed=seed, questions_per_style=per_style,
+                             one_offs=one_offs, chat=chat)]
     modes = ("ramem", "baseline") if mode == "both" else (mode,)
     result = run_journal_eval(sizes, embedder, seed=seed, per_style=per_style, modes=modes, k=k,
-                              bank_dir=bank_dir, tuning=tuning,
+                              bank_dir=bank_dir, tuning=tuning, styles=asked,
+                              one_offs=one_offs, chat=chat,
                               progress=lambda msg: click.echo(msg, err=True))
     if out is not None:
         write_journal_jsonl(result, out)
     if as_json:
         _echo_json({"embedder": result.embedder, "seed": seed, "k": k, "modes": list(modes),
-                    "per_style": per_style, "tuning": dataclasses.asdict(tuning),
+                    "per_style": per_style, "styles": list(result.styles),
+                    "one_offs": one_offs, "chat": chat, "tuning": dataclasses.asdict(tuning),
                     "summary": result.summary(),
                     "seconds": round(result.seconds, 1)})
         return
+    bank = (("one-offs" if one_offs else "no one-offs") + " · "
+            + ("assistant chat" if chat else "no chat"))
     click.echo(f"journal retrieval · synthetic, seed {seed} · {per_style} questions per style · "
-               f"embedder {result.embedder} · K={k} · modes {', '.join(modes)} · "
+               f"{bank} · embedder {result.embedder} · K={k} · modes {', '.join(modes)} · "
                f"{tuning.describe()}")
     click.echo(format_journal_table(result))
     click.echo(f"{result.seconds:.1f}s in all")

@@ -19,7 +19,8 @@ from conftest import real_embedder_dir
 from ramem_local import Memory
 from ramem_local.eval.journal import ASKED_AT, JournalSpec, generate_journal
 
-SPEC = JournalSpec(years=5, seed=7, questions_per_style=0)
+# The journal before multi-step recall: no one-offs, no assistant chat (memories == entries).
+SPEC = JournalSpec(years=5, seed=7, questions_per_style=0, one_offs=False, chat=False)
 DAYS_ASKED = 8
 
 
