@@ -18,6 +18,7 @@ from .question_kinds import (
     detect_order,
     find_event_anchor,
     is_counting,
+    lists_since,
     without_counting_words,
     without_order_words,
 )
@@ -114,7 +115,8 @@ def build_frame(
         frame.order = detect_order(question)
         frame.anchor = find_event_anchor(question, cues)
         frame.counting = asks_how_many(question) or (is_counting(question) and (
-            frame.anchor is not None or question_range(cues) is not None))
+            frame.anchor is not None or question_range(cues) is not None)) or (
+            lists_since(question) and _since_range(cues, frame))
     if frame.anchor is not None:
         anchor = frame.anchor
         if anchor.relation not in OPEN_RELATIONS:
@@ -155,6 +157,16 @@ def build_frame(
             frame.need = without_cues(question, [c for c in cues if c.range is not None])
     frame.need = _without_order_and_count(frame.need, frame)
     return frame
+
+
+def _since_range(cues: Sequence[TimeCue], frame: RecallFrame) -> bool:
+    """Whether the question's time runs from a start to now: "since X", or an event anchor
+    with "since"."""
+    if frame.anchor is not None:
+        return frame.anchor.relation == "since"
+    time_range = question_range(cues)
+    return time_range is not None and any(c.rule == "since" and c.range == time_range
+                                          for c in cues)
 
 
 def _without_order_and_count(need: str, frame: RecallFrame) -> str:

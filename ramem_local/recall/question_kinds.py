@@ -127,6 +127,18 @@ def is_counting(question: str) -> bool:
     return any(pattern.search(question) for pattern in COUNTING_PATTERNS)
 
 
+# "What have I cooked since ...", "Who have we visited since ...": the present perfect with a
+# "since" asks for everything since then, as a plural "which" does.
+_PERFECT_LIST = re.compile(rf"^\W*(?:what|who|whom|which|where)\b.*\b(?:have|has)\s+{_SUBJECT}\b",
+                           _FLAGS)
+
+
+def lists_since(question: str) -> bool:
+    """Whether a question in the present perfect ("What have I cooked ...") asks for a list
+    (with a "since" range: every occurrence since then)."""
+    return _PERFECT_LIST.search(question) is not None
+
+
 def asks_how_many(question: str) -> bool:
     """Whether it asks for a number ("how many", "how often"), not only for a plural list."""
     return any(pattern.search(question) for pattern in COUNTING_PATTERNS[:2])
@@ -260,5 +272,5 @@ def _midnight(moment: datetime) -> int:
 
 
 __all__ = ["EARLIEST", "LATEST", "OPEN_RELATIONS", "asks_how_many", "detect_order",
-           "find_event_anchor", "is_counting", "question_verbs", "relation_range",
+           "find_event_anchor", "is_counting", "lists_since", "question_verbs", "relation_range",
            "without_counting_words", "without_order_words"]
