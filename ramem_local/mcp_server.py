@@ -81,9 +81,11 @@ def build_server(memory: Memory) -> Any:
                 "memory": memory_dict(stored, tz) if stored is not None else None}
 
     @server.tool(description="Find the memories that answer a question, episode-compatible ones "
-                             "first ('What did I do last weekend?'). `as_of` sets 'now' for "
-                             "relative times. Returns memories with their session/event times "
-                             "and people, and how the question's time was read.")
+                             "first ('What did I do last weekend?', 'When did I last ...', "
+                             "'How many times ...'). `as_of` sets 'now' for relative times, "
+                             "and nothing written after it is returned. Returns memories with "
+                             "their session/event times and people, how the question's time "
+                             "was read, and `count` for a 'how many' question.")
     @serialised
     def recall(question: str, k: int = 8, as_of: str | None = None) -> dict[str, Any]:
         _check_question(question)

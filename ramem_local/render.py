@@ -133,7 +133,9 @@ def reading_lines(response: SearchResponse, tz: tzinfo) -> list[str]:
         more = f", the first {len([c for c in response.results if c.list_name == 'counted'])}"\
             " listed" if response.capped else ""
         noun = "memory matches" if response.count == 1 else "memories match"
-        lines.append(f"count: {response.count} {noun}{more}")
+        how = next((n.split(" (", 1)[1].rstrip(")") for n in response.trace.notes
+                    if n.startswith("count: ") and " (" in n), "")
+        lines.append(f"count: {response.count} {noun}{more}" + (f" ({how})" if how else ""))
     if frame.as_of is not None:
         lines.append(f"as of: {iso_time(frame.as_of, tz)} (nothing written later)")
     return lines
@@ -198,8 +200,10 @@ def candidate_lines(candidate: Candidate, rank: int, tz: tzinfo) -> list[str]:
 def placement_text(candidate: Candidate) -> str:
     """The fused score, or "by time" for a memory that neither list matched and that is
     listed for when it happened (a time-only question, or BM25 alone finding no shared word)."""
-    if candidate.list_name in ("ordered", "counted"):
+    if candidate.list_name == "ordered":
         return "by when it happened"
+    if candidate.list_name == "counted":
+        return "one of the count"
     if candidate.dense_rank is None and candidate.bm25_rank is None:
         return "by time"
     return f"score {candidate.score:.4f}"

@@ -66,6 +66,11 @@ def test_an_assistant_remembers_recalls_and_forgets_through_mcp(tmp_path, minilm
             seen["recall"] = payload(await client.call_tool("recall", {
                 "question": "Where did I hike in early May 2024?", "k": 3,
                 "as_of": "2024-07-01"}))
+            seen["count"] = payload(await client.call_tool("recall", {
+                "question": "How many times did I go hiking in May 2024?",
+                "as_of": "2024-07-01"}))
+            seen["before_curry"] = payload(await client.call_tool("recall", {
+                "question": "Cooked a green curry", "k": 5, "as_of": "2024-06-01"}))
             seen["timeline"] = payload(await client.call_tool("timeline", {
                 "start": "2024-06-01", "end": "2024-07-01"}))
             seen["ask"] = error_text(await client.call_tool("ask", {"question": "Where?"}))
@@ -92,6 +97,9 @@ def test_an_assistant_remembers_recalls_and_forgets_through_mcp(tmp_path, minilm
     assert recalled["frame"]["guard"] == "filter"
     assert recalled["frame"]["time_range"]["start"].startswith("2024-05-01")
     assert recalled["extraction_pending"] == 0
+    assert seen["count"]["count"] == 1 and seen["count"]["frame"]["counting"]
+    assert recalled["count"] is None
+    assert "green curry" not in json.dumps(seen["before_curry"]["memories"])  # as_of: written later
     assert timeline_contents(seen["timeline"]) == ["me: Cooked a green curry for Tom's birthday."]
     assert "no LLM is configured" in seen["ask"]
     assert "the question is empty" in seen["empty"]

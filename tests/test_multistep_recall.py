@@ -162,3 +162,28 @@ def test_search_prints_the_order_and_the_count(bank):
     result = CliRunner().invoke(cli, ["--db", str(bank), "search",
                                       "When did I last cook shakshuka?"])
     assert "order: latest first" in result.output
+
+
+def test_timeline_as_of_shows_nothing_said_later(memory):
+    days = memory.timeline(start="2023-05-01", end="2023-07-31", as_of="2023-06-01")
+    said = [e.memory.content for day in days for session in day.sessions
+            for e in session.entries]
+    assert any("Maya and Nils" in text for text in said)
+    assert not any("Eagle Ridge with Karin" in text for text in said)
+
+
+def test_what_have_i_done_since_lists_every_occurrence(memory):
+    response = memory.search("Which films have I watched since March 2023?", as_of="2023-06-01")
+    assert response.count is not None
+    counted = " ".join(c.memory.content for c in response.results if c.list_name == "counted")
+    assert "The Long Drive" in counted
+
+
+def test_without_multi_step_the_frame_is_the_plain_one(memory):
+    from ramem_local.retrieve import RetrievalSettings
+
+    response = memory.search("When did I last cook shakshuka?",
+                             settings=RetrievalSettings(multi_step=False))
+    frame = response.trace.frame
+    assert frame.order is None and response.count is None
+    assert all(c.list_name != "ordered" for c in response.results)

@@ -14,6 +14,7 @@ from ramem_local.recall.question_kinds import (
     detect_order,
     find_event_anchor,
     is_counting,
+    lists_since,
     relation_range,
     without_counting_words,
     without_order_words,
@@ -88,6 +89,31 @@ def test_order_words_leave_the_need(question: str, need: str) -> None:
 )
 def test_counting_is_read_from_how_many_and_plural_which(question: str, counting: bool) -> None:
     assert is_counting(question) is counting
+
+
+@pytest.mark.parametrize(
+    ("question", "lists"),
+    [
+        ("What have I cooked since 20 February 2026?", True),
+        ("Who have I visited since May?", True),
+        ("Which films has Ana watched since March?", True),
+        ("What did I cook since May?", False),  # not the present perfect
+        ("Have I cooked since May?", False),  # a yes/no question
+    ],
+)
+def test_present_perfect_since_questions_list(question: str, lists: bool) -> None:
+    assert lists_since(question) is lists
+
+
+def test_a_plural_which_counts_only_over_a_range() -> None:
+    reference = int(datetime(2024, 4, 1, tzinfo=UTC).timestamp())
+    with_range = build_frame("Which films did I watch in March 2024?", reference_time=reference,
+                             tz=UTC, timeline=None)
+    without = build_frame("What books has Melanie read?", reference_time=reference, tz=UTC,
+                          timeline=None)
+    how_many = build_frame("How many books has Melanie read?", reference_time=reference,
+                           tz=UTC, timeline=None)
+    assert with_range.counting and not without.counting and how_many.counting
 
 
 def test_counting_words_leave_the_need() -> None:
