@@ -271,9 +271,9 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
     frame's time range (filter first then runs as for a date).
 
     The anchor is the best report (not the assistant's, not a question) of the content list
-    of the anchor phrase. When another report at a different day fuses within 5% of it, the
-    search is not confident: the one nearest before the reference time is used, and the
-    trace says so. No report found: no time filter, content retrieval only."""
+    of the anchor phrase. When another report at a different day fuses less than one rank
+    step below it, the search is not confident: the one nearest before the reference time is
+    used, and the trace says so. No report found: no time filter, content retrieval only."""
     anchor = frame.anchor
     assert anchor is not None
     vector = embedder.embed_query(anchor.phrase) if embedder is not None else None
@@ -292,7 +292,10 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
         frame.guard_reason = f"the event {anchor.phrase!r} was not found: no time filter"
         return
     best = reports[0]
-    close = [row for row in reports[1:] if (row.rrf or 0) >= 0.95 * (best.rrf or 0)
+    # Close: less than one rank step of one list apart (RRF scores are compressed: the first
+    # and the second of both lists differ by 1.6%, so a ratio would call every pair close).
+    step = 1 / (settings.kappa + 1) - 1 / (settings.kappa + 2)
+    close = [row for row in reports[1:] if (row.rrf or 0) > (best.rrf or 0) - step
              and abs(happened[row.id] - happened[best.id]) >= DAY]
     if close:
         before = [row for row in [best, *close] if happened[row.id] <= frame.reference_time]
