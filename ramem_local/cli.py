@@ -223,8 +223,8 @@ def tuning_options(func: Callable) -> Callable:
                           "times given by another event ('the day after I moved')."),
         click.option("--count-expansion/--no-count-expansion",
                      default=defaults.count_expansion, show_default=True,
-                     help="A count also takes the range's memories as close to the question "
-                          "as its least close word match."),
+                     help="A count also takes the range's memories that stand out as "
+                          "closest to the question, beside those holding its words."),
     ]
 
     @functools.wraps(func)

@@ -204,6 +204,8 @@ def placement_text(candidate: Candidate) -> str:
         return "by when it happened"
     if candidate.list_name == "counted":
         return "one of the count"
+    if candidate.list_name == "closest":
+        return "next closest in the range"
     if candidate.dense_rank is None and candidate.bm25_rank is None:
         return "by time"
     return f"score {candidate.score:.4f}"
