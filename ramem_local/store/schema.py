@@ -435,6 +435,42 @@ def m008_vector_sum(db: apsw.Connection) -> None:
                    (count, total.tobytes()))
 
 
+def m009_mentioned_persons(db: apsw.Connection) -> None:
+    """A turn memory's persons gain the people its text names (``names.mentioned_persons``:
+    "Remind me that Lena is vegetarian" names Lena), where before they were its speaker and
+    the participants it names; filled here for the turn memories of banks written before
+    (the FTS index follows by its update trigger). What a memory already names stays, in its
+    order, the names read now follow it. This runs once: a later change to the recogniser
+    does not reach banks already migrated."""
+    from ..names import mentioned_persons
+
+    participants: dict[int, list[str]] = {}
+    for conversation_id, name in db.execute(
+            "SELECT conversation_id, name FROM participants ORDER BY conversation_id, rowid"):
+        participants.setdefault(conversation_id, []).append(name)
+    last_id = 0
+    while True:
+        batch = db.execute(
+            """SELECT m.id, m.conversation_id, m.persons, t.speaker, t.text
+               FROM memories AS m
+               JOIN memory_turns AS mt ON mt.memory_id = m.id
+               JOIN turns AS t ON t.id = mt.turn_id
+               WHERE m.kind = 'turn' AND m.id > ?
+               ORDER BY m.id LIMIT 4096""", (last_id,)).fetchall()
+        if not batch:
+            return
+        last_id = batch[-1][0]
+        changed = []
+        for memory_id, conversation_id, stored, speaker, text in batch:
+            persons = {p.casefold(): p for p in stored.split("; ") if p}
+            for name in mentioned_persons(text, speaker, participants.get(conversation_id, [])):
+                persons.setdefault(name.casefold(), name)
+            joined = "; ".join(persons.values())  # as ``memories._join_list`` stores lists
+            if joined != stored:
+                changed.append((joined, memory_id))
+        db.executemany("UPDATE memories SET persons = ? WHERE id = ?", changed)
+
+
 def unit_rows(vectors):
     """Each row scaled to length 1, in float64 (a zero row stays zero)."""
     import numpy as np
@@ -451,7 +487,7 @@ def _table_exists(db: apsw.Connection, name: str) -> bool:
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
-    m006_turns_in_session_order, m007_int8_codes, m008_vector_sum,
+    m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
