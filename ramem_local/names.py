@@ -364,7 +364,7 @@ def names_in(text: str, names: Iterable[str]) -> list[str]:
     by_words: dict[tuple[str, ...], str] = {}
     longest = 0
     for name in names:
-        key = tuple(_plain_words(name))
+        key = name_words(name)
         if key:
             by_words.setdefault(key, name)
             longest = max(longest, len(key))
@@ -378,6 +378,32 @@ def names_in(text: str, names: Iterable[str]) -> list[str]:
     return list(found)
 
 
+# The longest name a question is searched for, in words ("George R. R. Martin").
+MAX_NAME_WORDS = 4
+
+
+def name_candidates(text: str, max_words: int = 32) -> list[str]:
+    """What of ``text`` could be a name a memory holds: its runs of one to
+    ``MAX_NAME_WORDS`` words (possessives dropped, lower case) that neither start nor end
+    with a stopword, from its first ``max_words`` words; each once, in order. Any case: a
+    question says "lena" as well as "Lena"."""
+    said = _plain_words(text)[:max_words]
+    found: dict[str, None] = {}
+    for start, first in enumerate(said):
+        if first in STOPWORDS:
+            continue
+        for end in range(start + 1, min(start + MAX_NAME_WORDS, len(said)) + 1):
+            if said[end - 1] not in STOPWORDS:
+                found.setdefault(" ".join(said[start:end]), None)
+    return list(found)
+
+
 def _plain_words(text: str) -> list[str]:
     """Lower-cased words, possessives dropped ("Lena's" -> "lena")."""
     return words(_POSSESSIVE_S.sub("", text))
+
+
+def name_words(name: str) -> tuple[str, ...]:
+    """What a name is compared by: its lower-cased words ("J.K. Rowling" and "j k rowling"
+    are one name; "Lena" is not "Lena Smith")."""
+    return tuple(_plain_words(name))

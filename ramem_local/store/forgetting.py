@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import apsw
 
+from ..names import name_words
+
 # A memory names a person when its '; '-joined ``persons`` holds the name (any case), or when
 # one of its source turns was said by them. Parameters: :person (not NULL).
 _NAMES_PERSON = """(
@@ -24,6 +26,10 @@ _NAMES_PERSON = """(
     OR EXISTS (SELECT 1 FROM memory_turns AS pmt JOIN turns AS pt ON pt.id = pmt.turn_id
                WHERE pmt.memory_id = m.id AND lower(pt.speaker) = lower(:person))
 )"""
+
+# How many memories whose persons match a candidate name's words are read to find the name
+# itself (a candidate "parker" matches "Peter Parker" too, which is not "Parker").
+PERSON_ROWS_CHECKED = 50
 
 # A memory said inside [:start, :end) (either may be NULL): every source turn inside it, or,
 # without source turns, its session start.
@@ -92,6 +98,51 @@ class Forgetting:
             {"person": name},
         ).fetchone()
         return bool(row[0])
+
+    def persons_named(self, conversation_id: int | None = None) -> list[str]:
+        """Every person the memories of a conversation (or of the bank) name, once each (any
+        case; the first spelling met), in alphabetical order. A scan of every memory: for
+        listing (an error that says who is known), not for the question path
+        (:meth:`persons_among`)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT persons FROM memories "
+            "WHERE persons != '' AND (?1 IS NULL OR conversation_id = ?1)", (conversation_id,))
+        persons: dict[str, str] = {}
+        for (joined,) in rows:
+            for name in joined.split("; "):
+                if name:
+                    persons.setdefault(name.casefold(), name)
+        return sorted(persons.values(), key=str.casefold)
+
+    def persons_among(self, candidates: Sequence[str], conversation_id: int | None = None
+                      ) -> list[str]:
+        """Of ``candidates`` (names as a question says them: "lena", "peter parker"), those a
+        memory of the conversation (or of the bank) names, each as the memory spells it.
+
+        Each candidate is one phrase query on the FTS index's ``persons`` column (an index
+        lookup, whatever the size of the bank), then checked against the persons of up to
+        ``PERSON_ROWS_CHECKED`` matching memories: only a person whose words are the
+        candidate's counts (``names.name_words``: the stemmer lets "lenas" match "Lena", and
+        "parker" matches "Peter Parker")."""
+        found: dict[str, None] = {}
+        for candidate in candidates:
+            wanted = name_words(candidate)
+            phrase = '"' + candidate.replace('"', '""') + '"'
+            rows = self.db.execute(
+                """
+                SELECT m.persons FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid
+                WHERE memories_fts MATCH :query
+                  AND (:conversation_id IS NULL OR m.conversation_id = :conversation_id)
+                LIMIT :rows
+                """,
+                {"query": "{persons} : " + phrase, "conversation_id": conversation_id,
+                 "rows": PERSON_ROWS_CHECKED})
+            for (joined,) in rows:
+                named = next((p for p in joined.split("; ") if name_words(p) == wanted), None)
+                if named is not None:
+                    found.setdefault(named, None)
+                    break
+        return list(found)
 
     def existing_memory_ids(self, ids: Sequence[int]) -> set[int]:
         rows = self.db.execute(
