@@ -38,7 +38,8 @@ the bank: the same text always gives the same names.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 from .text import STOPWORDS, canonical_person, named_persons, words
 
@@ -108,6 +109,8 @@ PLACE_WORDS = frozenset(
     fest fair conference cup league championship championships finals awards day week
     airlines airways railway
     """.split())
+# After these a name is no person ("the Blue Room", "a Harry Potter fan").
+ARTICLES = frozenset(("the", "a", "an"))
 # After these a name is a place ("in Lisbon", "at Club Meridian").
 PLACE_PREPOSITIONS = frozenset(
     "in at near around across into inside outside through throughout towards toward "
@@ -245,56 +248,91 @@ def _spans(tokens: list[_Token], text: str) -> Iterator[tuple[int, int]]:
         index = end
 
 
-def mentioned_names(text: str, participants: Sequence[str] = ()) -> list[str]:
+@dataclass(frozen=True)
+class NamesRead:
+    """What ``read_names`` finds in a text: ``names`` by the rules alone, and
+    ``at_sentence_start``: names that start a sentence without a sign of being one (rule 2),
+    which count where the conversation knows them (``confirmed``)."""
+
+    names: tuple[str, ...] = ()
+    at_sentence_start: tuple[str, ...] = ()
+
+    def confirmed(self, known: Collection[str] = ()) -> list[str]:
+        """``names``, then the names at a sentence start that ``known`` holds (any case), in
+        the order they first appear, each once."""
+        known_keys = {name.casefold() for name in known}
+        found = {name.casefold(): name for name in self.names}
+        for name in self.at_sentence_start:
+            if name.casefold() in known_keys:
+                found.setdefault(name.casefold(), name)
+        return list(found.values())
+
+
+def read_names(text: str, participants: Sequence[str] = ()) -> NamesRead:
     """The names of people ``text`` mentions, read by the rules of the module docstring, in
     the order they first appear, each once; a name that stands for a participant is spelled
     as the participant (``text.canonical_person``) and counts wherever it stands."""
     tokens = _tokens(text)
     found: dict[str, str] = {}
+    waiting: dict[str, str] = {}
     for first, end in _spans(tokens, text):
-        name = _name_of(tokens, first, end, text, participants)
-        if name:
+        name, vouched = _name_of(tokens, first, end, text, participants)
+        if name and vouched:
             found.setdefault(name.casefold(), name)
-    return list(found.values())
+        elif name:
+            waiting.setdefault(name.casefold(), name)
+    return NamesRead(tuple(found.values()),
+                     tuple(n for key, n in waiting.items() if key not in found))
+
+
+def mentioned_names(text: str, participants: Sequence[str] = (),
+                    known: Collection[str] = ()) -> list[str]:
+    """The people ``text`` names (``read_names``); a name at the start of a sentence without
+    a sign counts when ``known`` (the people its conversation names elsewhere) holds it."""
+    return read_names(text, participants).confirmed(known)
 
 
 def _name_of(tokens: list[_Token], first: int, end: int, text: str,
-             participants: Sequence[str]) -> str | None:
+             participants: Sequence[str]) -> tuple[str | None, bool]:
     """The person the run ``tokens[first:end]`` names (rules 1-4 of the module docstring), or
-    None. Words of ``NOT_NAMES`` at its start ("Hey", "Thanks", "The", "Aunt") are the words
-    before the name; those at its end and initials there are dropped."""
+    None; and False for a name at a sentence start without a sign of being one (rule 2).
+    Words of ``NOT_NAMES`` at its start ("Hey", "Thanks", "The", "Aunt") are the words before
+    the name; those at its end and initials there are dropped."""
     lead, tail = first, end
     while lead < tail and _not_a_name(tokens[lead]):
         lead += 1
     while tail > lead and (tokens[tail - 1].initial or _not_a_name(tokens[tail - 1])):
         tail -= 1
     if lead == tail or any(map(_not_a_name, tokens[lead:tail])):
-        return None
+        return None, False
     last = tokens[tail - 1]
     name = text[tokens[lead].start:last.start + len(last.text)]
     participant = canonical_person(name, participants)
     if participant is not None:
-        return participant
+        return participant, True
     keys = [_key(t.text) for t in tokens[lead:tail]]
     context = _Context(tokens, lead, tail)
     if any(key in PLACE_WORDS for key in keys) or keys[-1] in WORK_WORDS:
-        return None
-    if context.before in ("the", "a", "an") or context.after_title_possessive:
-        return None
+        return None, False
+    if context.before in ARTICLES or context.after_title_possessive or any(
+            _key(t.text) in ARTICLES for t in tokens[first:lead]):
+        return None, False  # "the Blue Room", "The Last Lighthouse"
     if not last.possessive and _reads_as_place_or_title(context, len(keys)):
-        return None
-    if tokens[lead].sentence_start and not context.vouched(last.possessive):
-        return None
-    return name
+        return None, False
+    return name, not tokens[lead].sentence_start or context.vouched(last.possessive)
 
 
-def mentioned_persons(text: str, speaker: str, participants: Sequence[str]) -> list[str]:
+def mentioned_persons(text: str, speaker: str, participants: Sequence[str],
+                      known: Collection[str] = (), *, read: NamesRead | None = None
+                      ) -> list[str]:
     """A turn memory's persons: the speaker, the other participants the text names (whole
     words, any case: ``text.named_persons``), then the other people it names
-    (``mentioned_names``), each once (case-insensitively)."""
+    (``mentioned_names`` with ``known``; ``read``: what ``read_names`` read in it already),
+    each once (case-insensitively)."""
+    read = read if read is not None else read_names(text, participants)
     persons = {speaker.casefold(): speaker}
     for name in [*named_persons(text, [p for p in participants if p != speaker]),
-                 *mentioned_names(text, participants)]:
+                 *read.confirmed(known)]:
         persons.setdefault(name.casefold(), name)
     return list(persons.values())
 

@@ -15,9 +15,14 @@ A reference name is a named individual as written: a person (the speakers when a
 mentioned, third parties, public figures, characters: "Peter Parker", "Spider-Man") or a named
 animal (LoCoMo's pets: "Max", "Oscar", "Tilly"). Not names: titles ("Harry Potter" as the books,
 "Becoming Nicole"), places, brands, languages, teams. A predicted name is right when it equals
-a reference name of its turn (any case). Scored: ``mentioned_names`` alone, and the persons a turn
-memory had before (its speaker's conversation partners it names: ``text.named_persons``) and
-has now (``anchor.mentioned_persons`` minus the speaker).
+a reference name of its turn (any case). Scored: ``mentioned_names`` by its rules alone; with the
+names its conversation confirms (a name at a sentence start without a sign counts when a rule
+read it elsewhere in the conversation, as in a bank holding the whole conversation); and the
+persons a turn memory had before (its speaker's conversation partners it names:
+``text.named_persons``) and has now (``names.mentioned_persons`` minus the speaker).
+
+The rules were written looking at the first two samples; the held-out samples were drawn and
+labelled after that, and only a tokenising bug they showed ("Max-" was no word) was fixed since.
 
 The journal (``eval.journal``, 1 year): every name read in its entries, counted, split into its
 people (``PEOPLE`` and the visited relatives) and anything else (places, titles, bands).
@@ -34,8 +39,7 @@ from collections import Counter
 from pathlib import Path
 
 from ramem_local.eval.journal import PEOPLE, JournalSpec, generate_journal
-from ramem_local.ingest.anchor import mentioned_persons
-from ramem_local.names import mentioned_names
+from ramem_local.names import mentioned_names, mentioned_persons, read_names
 from ramem_local.text import named_persons
 
 RANDOM_SEED = 20
@@ -270,13 +274,26 @@ def score(turns: list[dict], read, show: bool) -> dict[str, float]:
             "right": right, "predicted": predicted, "expected": expected}
 
 
-READERS = {
-    "mentioned_names": lambda t: mentioned_names(t["text"], t["speakers"]),
-    "persons before (partners named)": lambda t: named_persons(
-        t["text"], [s for s in t["speakers"] if s != t["speaker"]]),
-    "persons now (minus speaker)": lambda t: mentioned_persons(
-        t["text"], t["speaker"], t["speakers"])[1:],
-}
+def conversation_names(turns: list[dict]) -> dict[str, set[str]]:
+    """sample -> what confirms a name at a sentence start once the whole conversation is in
+    the bank: its speakers and every name read in it by the rules alone."""
+    known: dict[str, set[str]] = {}
+    for turn in turns:
+        names = known.setdefault(turn["sample"], {s.casefold() for s in turn["speakers"]})
+        names.update(n.casefold() for n in read_names(turn["text"], turn["speakers"]).names)
+    return known
+
+
+def readers(known: dict[str, set[str]]) -> dict:
+    return {
+        "rules alone": lambda t: mentioned_names(t["text"], t["speakers"]),
+        "rules + conversation confirms": lambda t: mentioned_names(
+            t["text"], t["speakers"], known[t["sample"]]),
+        "persons before (partners named)": lambda t: named_persons(
+            t["text"], [s for s in t["speakers"] if s != t["speaker"]]),
+        "persons now (minus speaker)": lambda t: mentioned_persons(
+            t["text"], t["speaker"], t["speakers"], known[t["sample"]])[1:],
+    }
 
 
 def journal_names() -> dict:
@@ -302,19 +319,20 @@ def main() -> int:
     parser.add_argument("locomo", type=Path)
     parser.add_argument("--show", action="store_true", help="print every turn scored wrong")
     args = parser.parse_args()
-    drawn = samples(locomo_turns(args.locomo))
+    turns = locomo_turns(args.locomo)
+    drawn = samples(turns)
     missing = [(t["sample"], t["id"]) for ts in drawn.values() for t in ts
                if (t["sample"], t["id"]) not in REFERENCE]
     if missing:
         print(f"the samples drew turns without a reference label: {missing[:5]}")
         return 1
-    for reader_name, read in READERS.items():
+    shown = "rules + conversation confirms"
+    for reader_name, read in readers(conversation_names(turns)).items():
         for sample_name in drawn:
-            if args.show and reader_name == "mentioned_names":
+            if args.show and reader_name == shown:
                 print(f"{reader_name} · {sample_name}:")
-            result = score(drawn[sample_name], read,
-                           args.show and reader_name == "mentioned_names")
-            print(f"{reader_name:32} {sample_name:21} precision {result['precision']:.3f} "
+            result = score(drawn[sample_name], read, args.show and reader_name == shown)
+            print(f"{reader_name:31} {sample_name:20} precision {result['precision']:.3f} "
                   f"({result['right']}/{result['predicted']})  recall {result['recall']:.3f} "
                   f"({result['right']}/{result['expected']})")
     journal = journal_names()

@@ -46,11 +46,11 @@ The grounder is the one questions use (``timecues.detect_cues``), with the bank'
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
-from ..names import mentioned_persons
+from ..names import NamesRead, mentioned_persons
 from ..recall.calendars import date_order
 from ..recall.timecues import detect_cues
 from ..text import canonical_person, normalised_hash
@@ -215,7 +215,12 @@ def turn_memory(
     tz: tzinfo,
     country: str | None = None,
     event_times: bool = True,
+    known: Collection[str] = (),
+    names: NamesRead | None = None,
 ) -> MemoryRecord:
+    """The no-LLM memory of ``turn``. Its persons: ``names.mentioned_persons``, a name at a
+    sentence start counting when ``known`` (the people the conversation names) holds it;
+    ``names``: what ``names.read_names`` read in the turn already."""
     event = (ground_event_time(turn.text, turn.timestamp, tz, country=country)
              if event_times else None)
     return MemoryRecord(
@@ -224,7 +229,7 @@ def turn_memory(
         conversation=conversation,
         session_start=session_span[0],
         session_end=session_span[1],
-        persons=mentioned_persons(turn.text, turn.speaker, participants),
+        persons=mentioned_persons(turn.text, turn.speaker, participants, known, read=names),
         event_start=event.start if event else None,
         event_end=event.end if event else None,
         source_turns=[turn.external_id] if turn.external_id else [],

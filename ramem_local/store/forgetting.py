@@ -77,6 +77,11 @@ class TimelineRow:
     session_start: int
 
 
+def _phrase(text: str) -> str:
+    """An FTS5 phrase of ``text``'s words: quoted, so no word is read as syntax."""
+    return '"' + " ".join(name_words(text)).replace('"', '""') + '"'
+
+
 def _ids(values: Iterable[int]) -> str:
     return json.dumps(sorted(set(values)))
 
@@ -127,7 +132,8 @@ class Forgetting:
         found: dict[str, None] = {}
         for candidate in candidates:
             wanted = name_words(candidate)
-            phrase = '"' + candidate.replace('"', '""') + '"'
+            if not wanted:
+                continue
             rows = self.db.execute(
                 """
                 SELECT m.persons FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid
@@ -135,14 +141,37 @@ class Forgetting:
                   AND (:conversation_id IS NULL OR m.conversation_id = :conversation_id)
                 LIMIT :rows
                 """,
-                {"query": "{persons} : " + phrase, "conversation_id": conversation_id,
-                 "rows": PERSON_ROWS_CHECKED})
+                {"query": "{persons} : " + _phrase(candidate),
+                 "conversation_id": conversation_id, "rows": PERSON_ROWS_CHECKED})
             for (joined,) in rows:
                 named = next((p for p in joined.split("; ") if name_words(p) == wanted), None)
                 if named is not None:
                     found.setdefault(named, None)
                     break
         return list(found)
+
+    def turn_memories_saying(self, conversation_id: int, name: str
+                             ) -> list[tuple[int, list[str], str]]:
+        """``(memory id, persons, turn text)`` of the conversation's turn memories
+        whose content holds the words of ``name`` (an FTS phrase lookup; the stemmer may let
+        more through: the caller reads the text)."""
+        rows = self.db.execute(
+            """
+            SELECT m.id, m.persons, t.text
+            FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid
+            JOIN memory_turns AS mt ON mt.memory_id = m.id
+            JOIN turns AS t ON t.id = mt.turn_id
+            WHERE memories_fts MATCH :query AND m.conversation_id = :conversation_id
+              AND m.kind = 'turn'
+            """,
+            {"query": "{content} : " + _phrase(name), "conversation_id": conversation_id})
+        return [(memory_id, [p for p in persons.split("; ") if p], text)
+                for memory_id, persons, text in rows]
+
+    def set_persons(self, memory_id: int, persons: Sequence[str]) -> None:
+        """A memory's persons (its FTS row follows by trigger)."""
+        self.db.execute("UPDATE memories SET persons = ? WHERE id = ?",
+                        ("; ".join(p for p in persons if p), memory_id))
 
     def existing_memory_ids(self, ids: Sequence[int]) -> set[int]:
         rows = self.db.execute(
