@@ -1,38 +1,48 @@
-"""The people a text names, read without a model (``mentioned_names``).
+"""The people a text names, read without a model (``read_names``, ``mentioned_names``,
+``mentioned_persons``).
 
 A turn memory's persons were its speaker and the conversation's participants it names; "Remind
-me that Lena is vegetarian" named nobody. ``mentioned_names`` reads the other names from the
-shape of the text alone, the same way every time:
+me that Lena is vegetarian" named nobody. ``read_names`` reads the other names from the shape
+of the text alone, the same way every time:
 
 1. A *name word* is a capitalised word with a lower-case letter in it ("Lena", "LeBron",
-   "O'Neil", "Spider-Man"; not "NYC" or "I"), possessives dropped ("Lena's" -> "Lena"), that
-   is not in ``NOT_NAMES`` (function words, "I", months, weekdays, holidays, greetings and
-   chat words, kinship words and titles, languages and nationalities). Consecutive name words
-   ("Ed Sheeran", "Amy Ellis Nutt") are one name; initials join them ("J. K. Rowling").
+   "O'Neil", "Spider-Man"; not "NYC", "DIYs", "I" or "Middle-earth"), possessives dropped
+   ("Lena's" -> "Lena"), that is not in ``NOT_NAMES`` (function words, "I" and its
+   contractions, months, weekdays, holidays, greetings and chat words, kinship words and
+   titles, languages and nationalities). Consecutive name words ("Ed Sheeran", "Amy Ellis
+   Nutt") are one name; initials join them ("J.K. Rowling", "George R. R. Martin").
 2. The first word of a sentence is capitalised whatever it is, so a name there counts only
-   with a sign that it is one: a possessive ("Lena's birthday ..."), "and I" / "and me" after
-   it, or a verb of speaking or asking after it ("Lena said ...").
+   with a sign that it is one: a possessive followed by a word that is not a stopword
+   ("Lena's birthday", not "Life's been"), "and I" / "and me" after it, or a verb of speaking
+   or asking after it ("Lena said ..."); or when the conversation names that person elsewhere
+   (``NamesRead.confirmed``: the ingest and migration m009 pass the names the conversation's
+   memories hold, in whatever order its turns come). A colon starts a sentence too.
 3. A name that does not stand for a person is left out: one in quotes (a title: "Little
-   Women"); one after "the", "a" or "an" ("the Blue Room"); one with a word of places,
-   organisations or events in it ("Pine Lake", "Harbour Hall", "Echo Valley Band",
-   ``PLACE_WORDS``); one after a preposition of place ("in Lisbon", "at Club Meridian",
-   "near Fort Wayne", "went to Porto": "to" only after a verb of going, "talked to Lena" is a
-   person); a name of two words or more after a verb of reading, watching, hearing or
-   playing ("watched Night Harbor", "heard Luna Brass live"); and one followed by a word for
-   a work or an event ("a Harry Potter conference", "the Harry Potter movies").
-   A possessive keeps a name whatever comes before it ("dinner at Ana's").
+   Women"); one after "the", "a" or "an" ("the Blue Room", "The Last Lighthouse"); one with a
+   word of places, organisations or events in it ("Pine Lake", "Harbour Hall", "Echo Valley
+   Band": ``PLACE_WORDS``); one after a preposition of place ("in Lisbon", "at Club
+   Meridian", "near Fort Wayne"), after "to" with a verb of going up to three words before it
+   ("went to Porto", "a trip last week to Rome"; "talked to Lena" is a person), or after
+   "of" that follows a capitalised word ("the Cliffs of Moher"); a name of two words or more
+   after a verb of reading, watching, hearing or playing ("watched Night Harbor", "heard
+   Luna Brass live"); one followed by a word for a work or an event ("a Harry Potter
+   conference", "the Harry Potter movies"); and one right after a capitalised possessive
+   ("The Cartographer's Daughter"). A possessive keeps a name after a preposition, "to",
+   "of" or a verb of watching ("dinner at Ana's" names Ana).
 4. A kinship word or title before a name is not part of it: "Aunt Rosa" is "Rosa",
-   "Grandpa Theo" is "Theo", "Dr. Patel" is "Patel"; a title never makes a name.
+   "Grandpa Theo" is "Theo", "Dr. Patel" is "Patel"; a title alone is no name.
 
-The participants of a conversation are recognised wherever they stand (``text.named_persons``)
-and spelled as they are (``text.canonical_person``).
+The participants of a conversation count wherever they stand and are spelled as they are
+(``text.canonical_person``); ``mentioned_persons`` adds the participants a text names in any
+case (``text.named_persons``).
 
-Limits, measured on LoCoMo dev turns and the synthetic journal (README, "People named in what
-was said"): a one-word title or brand made of an unusual word ("Gatorade", "Inception"
-without quotes) and a place named without a preposition ("What do you love about Seattle?")
-are read as names; a name that starts a sentence without a sign (rule 2) and a name that is
-also a common word in ``NOT_NAMES`` are missed; pets count as people. Nothing is learnt from
-the bank: the same text always gives the same names.
+Measured on LoCoMo dev turns labelled by hand and on the synthetic journal
+(``scripts/measure_names.py``; README, "People named in what was said count"). Limits: a
+one-word title or brand ("Gatorade", "Catan"), a title named after someone ("Harry Potter")
+and a place named without a preposition ("What do you love about Seattle?") are read as
+names; a name that starts a sentence without a sign and is named nowhere else in its
+conversation, one written in lower case, and one that is also a word of ``NOT_NAMES`` are
+missed; pets count as people.
 """
 
 from __future__ import annotations
