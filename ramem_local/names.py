@@ -175,7 +175,11 @@ def _is_name_shaped(word: str) -> bool:
     """Capitalised with a lower-case letter in it; an apostrophe only after one letter
     ("O'Neil", "D'Angelo"; "I'm" and "Can't" are no names); every part after a hyphen
     capitalised too ("Spider-Man", not "Middle-earth")."""
-    if not word[0].isupper() or not any(ch.islower() for ch in word.removesuffix("s")):
+    if not word[0].isupper():
+        return False
+    if word.isalpha():  # the common case, at once
+        return not word.isupper() and not (word[-1] == "s" and word[:-1].isupper())
+    if not any(ch.islower() for ch in word.removesuffix("s")):
         return False  # "NYC", "I", "DIYs"
     apostrophe = max(word.find("'"), word.find("’"))
     if apostrophe >= 0 and not (apostrophe == 1 and word[2:3].isupper()):
@@ -209,23 +213,24 @@ def _tokens(text: str) -> list[_Token]:
     """The text's words and initials, each marked when it starts a sentence. A full stop after
     an initial ("R. R. Martin") or a title ("Dr. Patel") ends no sentence."""
     boundaries = [m.end() for m in _SENTENCE_END.finditer(text)]
+    boundaries.append(len(text) + 1)  # a sentinel: no bound check in the loop
     tokens: list[_Token] = []
     position = 0  # into boundaries
+    previous: _Token | None = None
     for match in _WORD.finditer(text):
-        start = match.start()
-        sentence_start = not tokens
-        while position < len(boundaries) and boundaries[position] <= start:
+        start, end = match.span()
+        initial, word, possessive = match.groups()
+        sentence_start = previous is None
+        if boundaries[position] <= start:
             sentence_start = True
-            position += 1
-        if sentence_start and tokens and (tokens[-1].initial or (
-                _key(tokens[-1].text) in TITLES and text[tokens[-1].end] == ".")):
-            sentence_start = False
-        if match.group(1):
-            tokens.append(_Token(match.group(1), False, start, match.end(), True,
-                                 sentence_start))
-        else:
-            tokens.append(_Token(match.group(2), bool(match.group(3)), start, match.end(),
-                                 False, sentence_start))
+            while boundaries[position] <= start:
+                position += 1
+            if previous is not None and (previous.initial or (
+                    text[previous.end] == "." and _key(previous.text) in TITLES)):
+                sentence_start = False
+        previous = _Token(initial, False, start, end, True, sentence_start) if initial else \
+            _Token(word, bool(possessive), start, end, False, sentence_start)
+        tokens.append(previous)
     return tokens
 
 
@@ -237,20 +242,18 @@ def _spans(tokens: list[_Token], text: str) -> Iterator[tuple[int, int]]:
     """``[first, end)`` of each run of capitalised words and initials one space apart, inside
     one sentence and outside quotes. A possessive ends a run ("Lena's Ben" is two), and a word
     of ``TITLES`` after a word that is no title starts a new one ("Visited | Aunt Rosa")."""
-    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(text)]
-
-    def capitalised(token: _Token) -> bool:
-        return (token.initial or _is_name_shaped(token.text)) and \
-            not _inside(quoted, token.start)
-
+    quoted = [(m.start(), m.end()) for m in _QUOTED.finditer(text)] if (
+        '"' in text or "“" in text or "'" in text or "‘" in text) else []
+    capitalised = [(t.initial or _is_name_shaped(t.text)) and not _inside(quoted, t.start)
+                   for t in tokens]
     index = 0
     while index < len(tokens):
-        if not capitalised(tokens[index]):
+        if not capitalised[index]:
             index += 1
             continue
         end = index + 1
         while end < len(tokens) and not tokens[end - 1].possessive and \
-                not tokens[end].sentence_start and capitalised(tokens[end]) and \
+                not tokens[end].sentence_start and capitalised[end] and \
                 _SPAN_GAP.match(text[tokens[end - 1].end:tokens[end].start]) and \
                 not (_is_title(tokens[end]) and not all(map(_not_a_name, tokens[index:end]))):
             end += 1
