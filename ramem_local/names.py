@@ -48,7 +48,7 @@ missed; pets count as people.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from .text import STOPWORDS, canonical_person, named_persons, words
@@ -406,27 +406,6 @@ def _reads_as_place_or_title(context: _Context, words: int) -> bool:
     if context.before in MEDIA_VERBS and words > 1:
         return True
     return context.after in WORK_WORDS
-
-
-def names_in(text: str, names: Iterable[str]) -> list[str]:
-    """The ``names`` that ``text`` mentions as whole words, any case, each as spelled in
-    ``names``: ``text.named_persons`` for many names at once (a question against every person
-    of a bank): the text's words are looked up, not each name searched for."""
-    by_words: dict[tuple[str, ...], str] = {}
-    longest = 0
-    for name in names:
-        key = name_words(name)
-        if key:
-            by_words.setdefault(key, name)
-            longest = max(longest, len(key))
-    said = _plain_words(text)
-    found: dict[str, None] = {}
-    for start in range(len(said)):
-        for length in range(1, min(longest, len(said) - start) + 1):
-            name = by_words.get(tuple(said[start:start + length]))
-            if name is not None:
-                found.setdefault(name, None)
-    return list(found)
 
 
 # The longest name a question is searched for, in words ("George R. R. Martin").
