@@ -17,6 +17,7 @@ from .ingest.imports import ImportReport, run_import
 from .ingest.llm_pipeline import ExtractionReport, plan_extraction, run_extraction
 from .ingest.markdown import write_markdown_journal
 from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations, ingest_turns
+from .names import name_candidates
 from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
 from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
@@ -409,7 +410,7 @@ class Memory:
             as_of=reference if as_of is not None else None,
             tz=self.tz,
             timeline=self.store.timeline(conversation_id),
-            participants=self.store.participants(conversation_id),
+            participants=self.known_persons(question, conversation_id),
             buffer_days=buffer_days,
             buffer_after_days=buffer_after_days,
             recent_days=recent_days,
@@ -526,11 +527,21 @@ class Memory:
             raise InputError(f"the time range ends before it starts ({start} → {end})")
         return first, last
 
+    def known_persons(self, question: str, conversation_id: int | None = None) -> list[str]:
+        """The names a question may mention: the participants (speakers), then the people
+        memories name that the question's words could be (``Store.persons_among``): "What
+        did I do with Lena last week?" knows Lena when a memory names her."""
+        participants = self.store.participants(conversation_id)
+        named = self.store.persons_among(name_candidates(question), conversation_id)
+        return list(dict.fromkeys([*participants, *named]))
+
     def _require_person(self, name: str) -> None:
         if not name.strip():
             raise InputError("the person's name is empty")
         if not self.store.person_known(name):
-            known = self.store.participants()
+            # the speakers, then the people memories name
+            known = list({p.casefold(): p for p in [*self.store.participants(),
+                                                      *self.store.persons_named()]}.values())
             listed = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
             raise InputError(f"no person named {name!r} in this bank"
                              + (f" (known: {listed})" if known else ""))

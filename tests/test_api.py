@@ -92,7 +92,9 @@ def test_search_returns_memories_with_their_episode(tmp_path, hashing_embedder, 
             assert record.content
             assert isinstance(candidate.score, float)
             assert record.session_start < record.session_end
-            assert record.persons and set(record.persons) <= {"Ann", "Ben"}
+            # the speaker, then whom the text names ("a grey cat called Pixel")
+            assert record.persons[0] in {"Ann", "Ben"}
+            assert set(record.persons) <= {"Ann", "Ben", "Pixel"}
             assert len(record.source_turns) == 1
             assert record.source_turns[0] in {t["id"] for t in JSONL_TURNS}
             assert candidate.list_name in {"content", "context"}

@@ -6,7 +6,8 @@ its text. An extracted entry (``anchor_entry``) takes the span of the sessions o
 cites (never a timestamp the model wrote) and an event time that is either the single day the
 model names (checked by parsing, ``parse_event_day``) or what the deterministic grounder reads
 in the content, relative to when the first cited turn was said. Persons are spelled as the
-conversation's participants (``text.canonical_person``). Two memories with the same
+conversation's participants (``text.canonical_person``); a turn memory's persons are its speaker
+and the people its text names (``names.mentioned_persons``). Two memories with the same
 ``dedup_key`` (the content after case folding and whitespace collapsing) are one memory.
 
 Event time is read from what was said, relative to when it was said. A recurring time cue ("in
@@ -45,13 +46,14 @@ The grounder is the one questions use (``timecues.detect_cues``), with the bank'
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
+from ..names import NamesRead, mentioned_persons
 from ..recall.calendars import date_order
 from ..recall.timecues import detect_cues
-from ..text import canonical_person, named_persons, normalised_hash
+from ..text import canonical_person, normalised_hash
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
 from .extract import EntryRejected, clean_field, read_entry
 
@@ -66,11 +68,6 @@ def turn_content(turn: Turn) -> str:
     if turn.caption:
         content += f" [shared an image: {turn.caption}]"
     return content
-
-
-def mentioned_persons(text: str, speaker: str, participants: Sequence[str]) -> list[str]:
-    """The speaker, then the other participants the text names (whole words)."""
-    return [speaker, *named_persons(text, [p for p in participants if p != speaker])]
 
 
 _APOS = "['\u2019]"
@@ -218,7 +215,12 @@ def turn_memory(
     tz: tzinfo,
     country: str | None = None,
     event_times: bool = True,
+    known: Collection[str] = (),
+    names: NamesRead | None = None,
 ) -> MemoryRecord:
+    """The no-LLM memory of ``turn``. Its persons: ``names.mentioned_persons``, a name at a
+    sentence start counting when ``known`` (the people the conversation names) holds it;
+    ``names``: what ``names.read_names`` read in the turn already."""
     event = (ground_event_time(turn.text, turn.timestamp, tz, country=country)
              if event_times else None)
     return MemoryRecord(
@@ -227,7 +229,7 @@ def turn_memory(
         conversation=conversation,
         session_start=session_span[0],
         session_end=session_span[1],
-        persons=mentioned_persons(turn.text, turn.speaker, participants),
+        persons=mentioned_persons(turn.text, turn.speaker, participants, known, read=names),
         event_start=event.start if event else None,
         event_end=event.end if event else None,
         source_turns=[turn.external_id] if turn.external_id else [],

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 
 from ..errors import InputError
+from ..names import NamesRead, read_names
 from ..protocols import Embedder
 from ..store import Store
 from ..timebounds import BOUNDS_TEXT, in_bounds
@@ -218,10 +219,13 @@ def write_turn_batch(
     fresh = store.unstored_turns(conversation_id, turns)
     if not fresh:
         return
+    reads = [read_names(turn.text, participants) for turn in fresh]
+    named_before, known = names_known(store, conversation_id, reads, participants)
     records = [
         turn_memory(turn, conversation_name, session_spans[turn.session_ordinal], participants,
-                    tz=tz, country=country, event_times=event_times)
-        for turn in fresh
+                    tz=tz, country=country, event_times=event_times, known=known,
+                    names=read)
+        for turn, read in zip(fresh, reads, strict=True)
     ]
     vectors = embedder.embed_documents([r.content for r in records]) if embedder else None
     around = neighbours_within(fresh)
@@ -246,6 +250,41 @@ def write_turn_batch(
             store.add_vectors(new_ids, new_vectors)
             report.vectors_new += len(new_ids)
         store.refresh_neighbours_around([row.id for row in stored if row.is_new])
+        speakers = {p.casefold() for p in participants}
+        newly_named = {p.casefold(): p for r in records for p in r.persons
+                       if p.casefold() not in named_before and p.casefold() not in speakers}
+        confirm_earlier_mentions(store, conversation_id, list(newly_named.values()),
+                                 participants)
+
+
+def names_known(store: Store, conversation_id: int, reads: Sequence[NamesRead],
+                participants: Sequence[str]) -> tuple[set[str], set[str]]:
+    """For a batch of turns: the names (case-folded) that memories of the conversation
+    already named, among those the batch reads; and the names that confirm a name at a
+    sentence start (``names.NamesRead.confirmed``): the participants, what the batch reads by
+    the rules, and what the conversation's memories name (one FTS lookup each:
+    ``Store.persons_among``)."""
+    read = {n.casefold(): n for r in reads for n in (*r.names, *r.at_sentence_start)}
+    named_before = {n.casefold() for n in store.persons_among(list(read.values()),
+                                                               conversation_id)}
+    known = {n.casefold() for r in reads for n in r.names} | named_before | {
+        p.casefold() for p in participants}
+    return named_before, known
+
+
+def confirm_earlier_mentions(store: Store, conversation_id: int, names: Sequence[str],
+                             participants: Sequence[str]) -> None:
+    """The turn memories of the conversation that say one of ``names`` (new to it) at a
+    sentence start without a sign, written before anything named them, name them now: a
+    memory names the same people whatever order the turns came in (in the writer's
+    transaction)."""
+    for name in names:
+        for memory_id, persons, text in store.turn_memories_saying(conversation_id, name):
+            if name.casefold() in {p.casefold() for p in persons}:
+                continue
+            if name.casefold() in {n.casefold() for n in
+                                   read_names(text, participants).confirmed([name])}:
+                store.set_persons(memory_id, [*persons, name])
 
 
 def neighbours_within(turns: Sequence[Turn]) -> list[str]:

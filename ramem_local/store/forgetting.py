@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import apsw
 
+from ..names import name_words
+
 # A memory names a person when its '; '-joined ``persons`` holds the name (any case), or when
 # one of its source turns was said by them. Parameters: :person (not NULL).
 _NAMES_PERSON = """(
@@ -24,6 +26,10 @@ _NAMES_PERSON = """(
     OR EXISTS (SELECT 1 FROM memory_turns AS pmt JOIN turns AS pt ON pt.id = pmt.turn_id
                WHERE pmt.memory_id = m.id AND lower(pt.speaker) = lower(:person))
 )"""
+
+# How many memories whose persons match a candidate name's words are read to find the name
+# itself (a candidate "parker" matches "Peter Parker" too, which is not "Parker").
+PERSON_ROWS_CHECKED = 50
 
 # A memory said inside [:start, :end) (either may be NULL): every source turn inside it, or,
 # without source turns, its session start.
@@ -71,6 +77,11 @@ class TimelineRow:
     session_start: int
 
 
+def _phrase(text: str) -> str:
+    """An FTS5 phrase of ``text``'s words: quoted, so no word is read as syntax."""
+    return '"' + " ".join(name_words(text)).replace('"', '""') + '"'
+
+
 def _ids(values: Iterable[int]) -> str:
     return json.dumps(sorted(set(values)))
 
@@ -92,6 +103,75 @@ class Forgetting:
             {"person": name},
         ).fetchone()
         return bool(row[0])
+
+    def persons_named(self, conversation_id: int | None = None) -> list[str]:
+        """Every person the memories of a conversation (or of the bank) name, once each (any
+        case; the first spelling met), in alphabetical order. A scan of every memory: for
+        listing (an error that says who is known), not for the question path
+        (:meth:`persons_among`)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT persons FROM memories "
+            "WHERE persons != '' AND (?1 IS NULL OR conversation_id = ?1)", (conversation_id,))
+        persons: dict[str, str] = {}
+        for (joined,) in rows:
+            for name in joined.split("; "):
+                if name:
+                    persons.setdefault(name.casefold(), name)
+        return sorted(persons.values(), key=str.casefold)
+
+    def persons_among(self, candidates: Sequence[str], conversation_id: int | None = None
+                      ) -> list[str]:
+        """Of ``candidates`` (names as a question says them: "lena", "peter parker"), those a
+        memory of the conversation (or of the bank) names, each as the memory spells it.
+
+        Each candidate is one phrase query on the FTS index's ``persons`` column (an index
+        lookup, whatever the size of the bank), then checked against the persons of up to
+        ``PERSON_ROWS_CHECKED`` matching memories: only a person whose words are the
+        candidate's counts (``names.name_words``: the stemmer lets "lenas" match "Lena", and
+        "parker" matches "Peter Parker")."""
+        found: dict[str, None] = {}
+        for candidate in candidates:
+            wanted = name_words(candidate)
+            if not wanted:
+                continue
+            rows = self.db.execute(
+                """
+                SELECT m.persons FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid
+                WHERE memories_fts MATCH :query
+                  AND (:conversation_id IS NULL OR m.conversation_id = :conversation_id)
+                LIMIT :rows
+                """,
+                {"query": "{persons} : " + _phrase(candidate),
+                 "conversation_id": conversation_id, "rows": PERSON_ROWS_CHECKED})
+            for (joined,) in rows:
+                named = next((p for p in joined.split("; ") if name_words(p) == wanted), None)
+                if named is not None:
+                    found.setdefault(named, None)
+                    break
+        return list(found)
+
+    def turn_memories_saying(self, conversation_id: int, name: str
+                             ) -> list[tuple[int, list[str], str]]:
+        """``(memory id, persons, turn text)`` of the conversation's turn memories
+        whose content holds the words of ``name`` (an FTS phrase lookup; the stemmer may let
+        more through: the caller reads the text)."""
+        rows = self.db.execute(
+            """
+            SELECT m.id, m.persons, t.text
+            FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid
+            JOIN memory_turns AS mt ON mt.memory_id = m.id
+            JOIN turns AS t ON t.id = mt.turn_id
+            WHERE memories_fts MATCH :query AND m.conversation_id = :conversation_id
+              AND m.kind = 'turn'
+            """,
+            {"query": "{content} : " + _phrase(name), "conversation_id": conversation_id})
+        return [(memory_id, [p for p in persons.split("; ") if p], text)
+                for memory_id, persons, text in rows]
+
+    def set_persons(self, memory_id: int, persons: Sequence[str]) -> None:
+        """A memory's persons (its FTS row follows by trigger)."""
+        self.db.execute("UPDATE memories SET persons = ? WHERE id = ?",
+                        ("; ".join(p for p in persons if p), memory_id))
 
     def existing_memory_ids(self, ids: Sequence[int]) -> set[int]:
         rows = self.db.execute(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 
 import apsw
 
@@ -435,6 +435,73 @@ def m008_vector_sum(db: apsw.Connection) -> None:
                    (count, total.tobytes()))
 
 
+def m009_mentioned_persons(db: apsw.Connection) -> None:
+    """A turn memory's persons gain the people its text names (``names.mentioned_persons``:
+    "Remind me that Lena is vegetarian" names Lena), where before they were its speaker and
+    the participants it names; filled here for the turn memories of banks written before
+    (the FTS index follows by its update trigger). A name at a sentence start without a sign
+    counts when the conversation's memories name it elsewhere, as at ingest. What a memory
+    named already stays, in its order, the names read now follow. This runs once: a later
+    change to the recogniser does not reach banks already migrated."""
+    from ..names import mentioned_persons, read_names
+
+    participants: dict[int, list[str]] = {}
+    for conversation_id, name in db.execute(
+            "SELECT conversation_id, name FROM participants ORDER BY conversation_id, rowid"):
+        participants.setdefault(conversation_id, []).append(name)
+    waiting = []  # (memory id, conversation id, persons, names at a sentence start)
+    for batch in _turn_memory_batches(db):
+        changed = []
+        for memory_id, conversation_id, stored, speaker, text in batch:
+            read = read_names(text, participants.get(conversation_id, []))
+            persons = _merged(stored, mentioned_persons(
+                text, speaker, participants.get(conversation_id, []), read=read))
+            if persons != stored:
+                changed.append((persons, memory_id))
+            if read.at_sentence_start:
+                waiting.append((memory_id, conversation_id, persons, read))
+        db.executemany("UPDATE memories SET persons = ? WHERE id = ?", changed)
+    known: dict[int, set[str]] = {}
+    for conversation_id, persons in db.execute(
+            "SELECT DISTINCT conversation_id, persons FROM memories WHERE persons != ''"):
+        known.setdefault(conversation_id, set()).update(
+            p.casefold() for p in persons.split("; "))
+    confirmed = []
+    for memory_id, conversation_id, persons, read in waiting:
+        merged = _merged(persons, read.confirmed(known.get(conversation_id, set())))
+        if merged != persons:
+            confirmed.append((merged, memory_id))
+    db.executemany("UPDATE memories SET persons = ? WHERE id = ?", confirmed)
+
+
+def _turn_memory_batches(db: apsw.Connection, size: int = 4096
+                         ) -> Iterator[list[tuple[int, int, str, str, str]]]:
+    """``(memory id, conversation id, persons, speaker, turn text)`` of every turn memory,
+    in batches read one after the other (the caller may write between them)."""
+    last_id = 0
+    while True:
+        batch = db.execute(
+            """SELECT m.id, m.conversation_id, m.persons, t.speaker, t.text
+               FROM memories AS m
+               JOIN memory_turns AS mt ON mt.memory_id = m.id
+               JOIN turns AS t ON t.id = mt.turn_id
+               WHERE m.kind = 'turn' AND m.id > ?
+               ORDER BY m.id LIMIT ?""", (last_id, size)).fetchall()
+        if not batch:
+            return
+        last_id = batch[-1][0]
+        yield batch
+
+
+def _merged(stored: str, names: Sequence[str]) -> str:
+    """A '; '-joined persons list (as ``memories._join_list`` stores lists) with ``names``
+    added after what it holds, each once (any case)."""
+    persons = {p.casefold(): p for p in stored.split("; ") if p}
+    for name in names:
+        persons.setdefault(name.casefold(), name)
+    return "; ".join(persons.values())
+
+
 def unit_rows(vectors):
     """Each row scaled to length 1, in float64 (a zero row stays zero)."""
     import numpy as np
@@ -451,7 +518,7 @@ def _table_exists(db: apsw.Connection, name: str) -> bool:
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
-    m006_turns_in_session_order, m007_int8_codes, m008_vector_sum,
+    m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

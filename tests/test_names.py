@@ -1,0 +1,117 @@
+"""``names.mentioned_names``: the people a text names, read without a model;
+``name_candidates``: what of a question could be a name."""
+
+from __future__ import annotations
+
+import pytest
+
+from ramem_local.names import mentioned_names, name_candidates, read_names
+
+CHAT = ("me", "assistant")
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    # a capitalised word inside a sentence
+    ("Remind me that Lena is vegetarian when I book the restaurant", ["Lena"]),
+    ("Hiked up Eagle Ridge with Ana and Leo.", ["Ana", "Leo"]),
+    ("I felt tired and stayed home until Chloe dropped by; Grace sent a postcard.",
+     ["Chloe", "Grace"]),
+    # possessives name the person
+    ("We celebrated at Lena's place", ["Lena"]),
+    ("dinner at Ana’s tonight", ["Ana"]),
+    # a full name is one name; initials join it
+    ("I'm reading a novel by Frank Herbert.", ["Frank Herbert"]),
+    ("Have you read all of George R. R. Martin's books?", ["George R. R. Martin"]),
+    ("Do you have a favorite J.K. Rowling quote?", ["J.K. Rowling"]),
+    ("my colleague Rob invited me", ["Rob"]),
+    # kinship words and titles are not part of the name
+    ("Visited Aunt Rosa in Graz; we cooked together.", ["Rosa"]),
+    ("Took the train to visit Grandpa Theo", ["Theo"]),
+    ("Dr. Patel said the results are fine", ["Patel"]),
+    # greetings and thanks in front of a name
+    ("Hey Mel! Been ages.", ["Mel"]),
+    ("Thanks, Nate! And LeBron is the man.", ["Nate", "LeBron"]),
+    # "to" is a person after a verb of speaking, a place after one of going
+    ("I talked to Lena about it", ["Lena"]),
+    # a name starting a sentence counts with a sign that it is one
+    ("Lena's birthday is on Friday.", ["Lena"]),
+    ("Anthony and I went to a charity thing.", ["Anthony"]),
+    ("Ben said he would come.", ["Ben"]),
+    ("O'Neil called. Spider-Man is the best", ["O'Neil"]),
+    ("I met Spider-Man's creator Stan Lee", ["Spider-Man", "Stan Lee"]),
+])
+def test_names_a_text_mentions(text, names):
+    assert mentioned_names(text, CHAT) == names
+
+
+@pytest.mark.parametrize("text", [
+    # sentence starts, "I" and its contractions, chat words
+    "Finding a community where I'm accepted has meant a lot.",
+    "Kickboxing is a perfect way to stay in shape. I'm in. I've done it.",
+    "Thanks! Wow! Congrats! Bye for now!",
+    "Life's been pretty wild lately. Parenting's such a big responsibility.",
+    # months, weekdays, holidays
+    "We met in May and again on Monday, then last Fri, then at Christmas.",
+    "Last Friday I finished it; next Sunday I start again.",
+    "See you on Tuesday, or maybe Saturday",
+    # acronyms, brands in capitals, languages and nationalities
+    "I went to an LGBTQ support group and saw NYC and the UK. I love DIYs.",
+    "Learning German is tough; I took French and some Spanish at a European school.",
+    # places: after a preposition of place, "to" after going, a word of places in the name
+    "We walked to Pine Lake and hiked Eagle Ridge near Fort Wayne.",
+    "Plan three days in Lisbon for me",
+    "Took a short trip last week to Rome. I went to Porto.",
+    "We saw Luna Brass at Harbour Hall, then went to the Blue Room and Club Meridian.",
+    "I want to visit The Cliffs of Moher.",
+    "I stayed in Ghent, then drove to Bergen",
+    # titles: quoted, after "the", after a verb of watching (two words), before a work word
+    'I watched "Little Women" and read "The Alchemist".',
+    "I watched Night Harbor and saw Paper Moon Rising.",
+    "I loved the Harry Potter movies and a Harry Potter trivia contest.",
+    "The Wolves are my team and The Hobbit is my favorite.",
+    "I'm a huge fan of Lord of the Rings!",
+    "I've always liked Under Armour",
+    # a word after a capitalised possessive is the rest of a title
+    "I read The Cartographer's Daughter",
+])
+def test_what_is_no_person(text):
+    assert mentioned_names(text, CHAT) == []
+
+
+def test_a_participant_counts_wherever_it_stands_and_is_spelled_as_the_participant():
+    assert mentioned_names("Caroline, so glad you came! Ask jon", ["Caroline", "Jon Smith"]) \
+        == ["Caroline"]
+    assert mentioned_names("I met Jon yesterday", ["Jon Smith", "Mel"]) == ["Jon Smith"]
+
+
+def test_each_name_once_in_the_order_it_first_appears():
+    assert mentioned_names("Ben met Ana. Then Ana met Ben and Leo.", CHAT) == \
+        ["Ana", "Ben", "Leo"]
+
+
+def test_a_name_in_lower_case_is_not_read():
+    """The limit: without capitals there is nothing to go by."""
+    assert mentioned_names("remind me that lena is vegetarian", CHAT) == []
+
+
+def test_the_same_text_always_gives_the_same_names():
+    text = "Walked to Bear Creek with Olga; Pablo sent a postcard."
+    assert mentioned_names(text, CHAT) == mentioned_names(text, CHAT) == ["Olga", "Pablo"]
+
+
+@pytest.mark.parametrize(("question", "candidates"), [
+    ("What did I do with Lena last week?", ["lena", "lena last week", "week"]),
+    ("what about lena's diet?", ["lena", "lena diet", "diet"]),
+    ("Did I see J.K. Rowling?", ["see", "see j", "see j k", "see j k rowling", "j", "j k",
+                                "j k rowling", "k", "k rowling", "rowling"]),
+    ("Who is it?", []),
+])
+def test_name_candidates_are_the_runs_of_words_a_name_could_be(question, candidates):
+    assert name_candidates(question) == candidates
+
+
+def test_a_name_at_a_sentence_start_waits_for_its_conversation():
+    read = read_names("Lena is coming. Kickboxing is fun.", CHAT)
+    assert read.names == () and read.at_sentence_start == ("Lena", "Kickboxing")
+    assert read.confirmed(["lena", "me"]) == ["Lena"]
+    assert mentioned_names("Lena is coming.", CHAT, known=["LENA"]) == ["Lena"]
