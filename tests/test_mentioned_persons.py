@@ -5,16 +5,13 @@ use them: ``forget --person``, ``timeline --person``, the recall frame."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from chat_sample import UTC, conversation
-from click.testing import CliRunner, Result
-from test_forget import raw_bytes
+from test_forget import isolated_settings, ok, ramem, raw_bytes  # noqa: F401 (fixture)
 
 from ramem_local import Memory
-from ramem_local.cli import cli
 from ramem_local.ingest.pipeline import ingest_conversations
 from ramem_local.store import Store
 from ramem_local.text import named_persons
@@ -22,24 +19,6 @@ from ramem_local.text import named_persons
 T0 = 1714557600  # 2024-05-01 10:00 UTC
 LENA_TURNS = ("Remind me that Lena is vegetarian when I book the restaurant",
               "Noted: Lena is vegetarian. Shall I look for places with good vegetarian menus?")
-
-
-@pytest.fixture(autouse=True)
-def isolated_settings(monkeypatch, tmp_path):
-    for name in list(os.environ):
-        if name.startswith("RAMEM_") and name != "RAMEM_TEST_EMBEDDER":
-            monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "no-such-config.json"))
-    monkeypatch.setenv("RAMEM_MODELS_DIR", str(tmp_path / "models"))
-
-
-def ramem(*args: object) -> Result:
-    return CliRunner().invoke(cli, [str(a) for a in args], prog_name="ramem")
-
-
-def ok(result: Result) -> Result:
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result
 
 
 def chatgpt_thread(chat_id: str, title: str, created: int, texts: list[tuple[str, str]]) -> dict:
