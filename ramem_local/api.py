@@ -465,7 +465,7 @@ class Memory:
         Without an LLM the answer is empty and ``Answer.evidence`` holds the top memories.
         """
         frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
-                           conversation=conversation)
+                           conversation=conversation, multi_step=_multi_step(None, mode))
         if self.llm is None:
             response = self.search(question, k=k, mode=mode, conversation=conversation,
                                    exclude_turns=exclude_turns, dense_index=dense_index,

@@ -85,6 +85,10 @@ def test_order_words_leave_the_need(question: str, need: str) -> None:
         ("How much did the repair cost?", False),
         ("What did I cook yesterday?", False),
         ("Which glasses should I buy?", False),
+        ("What exciting news did Maria share on 16 June, 2023?", False),  # "news": singular
+        ("After how many weeks did Tim reconnect with Ana?", False),  # a duration
+        ("How often does John get to see sunsets?", False),  # a stated habit
+        ("How many kids does Melanie have?", False),  # a stated fact
     ],
 )
 def test_counting_is_read_from_how_many_and_plural_which(question: str, counting: bool) -> None:

@@ -97,6 +97,12 @@ def without_order_words(question: str) -> str:
     return " ".join(question.split())
 
 
+# A question about the present or a plan ("What does John want to do after his career?",
+# "What could I cook after the move?") is not fixed in time by the event it names.
+_NOT_PAST = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:does|do|is|are|will|would|can|could|should|"
+                       r"might|shall|may)\b", _FLAGS)
+
+
 # The verb of a question ("did I *cook*", "the last time I *hiked*"): how it asks, not what it
 # is about. "When did I last cook shakshuka?" is about shakshuka, whatever the entry's verb
 # ("made shakshuka at home").
@@ -111,9 +117,13 @@ def question_verbs(question: str) -> set[str]:
 
 # Counting: "how many times", "how often", "how many <plural> did/have <subject>", and
 # "which/what <plural> did/have <subject>" (every one of them, not the best K).
-_PLURAL = r"[a-z]+(?:[^siu\W]s|ies|ves|men|people|children)"
+# A plural noun: not a word in -ss/-is/-us ("bus"), not one of the singulars in -s ("news"),
+# not a unit of time ("how many weeks did it take" asks for a duration, not for occurrences).
+_NOT_PLURAL = (r"(?!(?:news|series|species|means|lens|physics|politics|economics|"
+               r"seconds|minutes|hours|days|weeks|months|years|decades)\b)")
+_PLURAL = _NOT_PLURAL + r"[a-z]+(?:[^siu\W]s|ies|ves|men|people|children)"
 COUNTING_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b|\bhow\s+many\s+days\b", _FLAGS),
+    re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b", _FLAGS),
     re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?(?:did|have|has|had)\s+"
                rf"{_SUBJECT}\b", _FLAGS),
     re.compile(rf"\b(?:which|what)\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?"
@@ -123,7 +133,11 @@ _COUNTING_WORDS = re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b", _FLAGS)
 
 
 def is_counting(question: str) -> bool:
-    """Whether the question asks for every occurrence (and how many there are)."""
+    """Whether the question asks for every occurrence (and how many there are). A question
+    in the present ("How often does John see sunsets?", "How many kids does Mel have?") asks
+    for a stated habit or fact, not for occurrences to count."""
+    if _NOT_PAST.match(question):
+        return False
     return any(pattern.search(question) for pattern in COUNTING_PATTERNS)
 
 
@@ -141,7 +155,7 @@ def lists_since(question: str) -> bool:
 
 def asks_how_many(question: str) -> bool:
     """Whether it asks for a number ("how many", "how often"), not only for a plural list."""
-    return any(pattern.search(question) for pattern in COUNTING_PATTERNS[:2])
+    return is_counting(question) and any(p.search(question) for p in COUNTING_PATTERNS[:2])
 
 
 def without_counting_words(question: str) -> str:
@@ -170,10 +184,6 @@ OPEN_ANCHOR = re.compile(
     rf"{_CLAUSE_START}", _FLAGS)
 
 
-# A question about the present or a plan ("What does John want to do after his career?",
-# "What could I cook after the move?") is not fixed in time by the event it names.
-_NOT_PAST = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:does|do|is|are|will|would|can|could|should|"
-                       r"might|shall|may)\b", _FLAGS)
 
 
 def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
