@@ -348,6 +348,16 @@ def occurrence_terms(store: Store, frame: RecallFrame) -> list[str]:
                   key=lambda t: (t in verbs, counts[t], terms.index(t)))
 
 
+def _speakers(store: Store, frame: RecallFrame, conversation_id: int | None) -> list[str]:
+    """The question's people who speak in the bank ("When did Caroline last ..."): whose
+    occurrences are asked about. A name that is only mentioned ("Cold Current", a film some
+    chat names) does not narrow the occurrences: its reports need not name it as a person."""
+    if not frame.persons:
+        return []
+    speaking = {name.casefold() for name in store.participants(conversation_id)}
+    return [person for person in frame.persons if person.casefold() in speaking]
+
+
 def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
@@ -366,7 +376,7 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
             fts_query=_quoted(term), happened_from=start, happened_until=end,
             newest_first=latest, limit=settings.k, assistant=ASSISTANT,
             conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-            written_by=frame.as_of, persons=frame.persons)
+            written_by=frame.as_of, persons=_speakers(store, frame, conversation_id))
         if found:
             trace.notes.append(f"order: the reports of {term!r}, "
                                f"{'latest' if latest else 'earliest'} first")
@@ -394,7 +404,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     start, end = _occurrence_window(frame)
     common = {"assistant": ASSISTANT, "conversation_id": conversation_id,
               "exclude_turns": settings.exclude_turns, "written_by": frame.as_of,
-              "persons": frame.persons}
+              "persons": _speakers(store, frame, conversation_id)}
     in_range = dict(store.occurrences(fts_query=None, happened_from=start, happened_until=end,
                                       newest_first=False, limit=COUNT_CAP * 10, **common))
     closeness = _closeness(store, query, in_range)
@@ -429,8 +439,8 @@ def closest_in_range(store: Store, query: Query, frame: RecallFrame,
     in_range = store.occurrences(fts_query=None, happened_from=start, happened_until=end,
                                  newest_first=False, limit=COUNT_CAP * 10, assistant=ASSISTANT,
                                  conversation_id=conversation_id,
-                                 exclude_turns=settings.exclude_turns,
-                                 written_by=frame.as_of, persons=frame.persons)
+                                 exclude_turns=settings.exclude_turns, written_by=frame.as_of,
+                                 persons=_speakers(store, frame, conversation_id))
     closeness = _closeness(store, query, [i for i, _ in in_range])
     ranked = sorted(closeness, key=lambda i: -closeness[i])[:limit]
     return _rows([(i, 0) for i in ranked])
