@@ -279,7 +279,8 @@ def test_time_only_search_says_by_time_where_no_list_scored_a_memory(bank):
                  "--at", f"{day}T10:00"))
     time_only = ok(ramem("--db", bank, "search", "What did I do yesterday?",
                          "--as-of", "2026-11-17")).stdout
-    assert "2026-11-16 and bought pears" in time_only.splitlines()[1]
+    first = next(line for line in time_only.splitlines() if line.startswith(" 1. "))
+    assert "2026-11-16 and bought pears" in first
     assert time_only.count("· by time") == 2
     assert "score" not in time_only
     matched = ok(ramem("--db", bank, "search", "pears yesterday", "--as-of",
