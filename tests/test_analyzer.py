@@ -385,3 +385,13 @@ def test_call_stats_are_returned():
     outcome = analyze("What is Caroline's job?", proposal(need="job"))
     assert outcome.call.stage == "analyze" and outcome.call.error is None
     assert outcome.call.tokens_in > 0 and outcome.call.tokens_out > 0
+
+
+def test_a_proposed_need_loses_the_order_words_and_may_not_name_the_anchor_event():
+    ordered = analyze("When did Caroline last go hiking?",
+                      proposal(need="when Caroline last went hiking"))
+    assert ordered.frame.need == "when Caroline went hiking"
+    anchored = analyze("What did Caroline do the day after she adopted the cat?",
+                       proposal(need="what Caroline did the day after she adopted the cat"))
+    assert anchored.frame.need == "What did Caroline do?"
+    assert anchored.frame.llm_proposal["need_accepted"] is False

@@ -48,7 +48,13 @@ from ..protocols import LLM
 from ..schemas import array, enum, nullable, obj, string
 from ..text import canonical_person, content_words
 from ..types import DAY, LLMCall, RecallFrame, TimeRange
-from .question_kinds import EARLIEST, LATEST
+from .question_kinds import (
+    EARLIEST,
+    LATEST,
+    OPEN_RELATIONS,
+    order_words_removed,
+    without_counting_words,
+)
 
 MAX_RANGE_DAYS = 400
 TIMELINE_SLACK_DAYS = 30
@@ -176,8 +182,8 @@ def _record(
 
 def _merge_fields(frame: RecallFrame, proposal: dict, participants: Sequence[str]) -> dict:
     """Copy the descriptive fields into ``frame``; returns what was refused, for the record."""
-    need = _clean(proposal.get("need"))
-    need_accepted = _on_topic(need, frame.question)
+    need = _without_form_words(_clean(proposal.get("need")), frame)
+    need_accepted = _on_topic(need, frame.question) and not _names_the_anchor(need, frame)
     if need_accepted:  # else the deterministic need stays (the question less its time cue)
         frame.need = need
     persons, dropped = _known_persons(proposal.get("persons") or [], participants)
@@ -188,6 +194,26 @@ def _merge_fields(frame: RecallFrame, proposal: dict, participants: Sequence[str
     frame.keywords = _union(frame.keywords, proposal.get("keywords") or [])
     frame.topic = _clean(proposal.get("topic")) or frame.topic
     return {"need_accepted": need_accepted, "persons_dropped": dropped}
+
+
+def _without_form_words(need: str, frame: RecallFrame) -> str:
+    """The proposed need less the words of the question's form that the deterministic need
+    leaves out too: "last" of an order, "how many times" of a count."""
+    if frame.order is not None:
+        need = order_words_removed(need)
+    if frame.counting:
+        need = without_counting_words(need)
+    return need
+
+
+def _names_the_anchor(need: str, frame: RecallFrame) -> bool:
+    """Whether a proposed need puts back the other event of "the day after <event>": its
+    words would pull the event's own day first (``frame.build_frame`` cuts them)."""
+    anchor = frame.anchor
+    if anchor is None or anchor.relation in OPEN_RELATIONS:
+        return False
+    event = set(content_words(anchor.phrase))
+    return bool(event) and event <= set(content_words(need))
 
 
 def _on_topic(need: str, question: str) -> bool:

@@ -115,6 +115,12 @@ def question_verbs(question: str) -> set[str]:
     return {m.group("verb").lower() for m in _VERB_AFTER_SUBJECT.finditer(question)}
 
 
+def order_words_removed(text: str) -> str:
+    """``text`` without any order word, wherever it stands: for a paraphrase of a question
+    whose order was already read ("when Caroline last went hiking", an analyzer's need)."""
+    return " ".join(_ORDER_WORDS.sub(" ", text).split())
+
+
 # Counting: "how many times", "how often", "how many <plural> did/have <subject>", and
 # "which/what <plural> did/have <subject>" (every one of them, not the best K).
 # A plural noun: not a word in -ss/-is/-us ("bus"), not one of the singulars in -s ("news"),
@@ -282,5 +288,5 @@ def _midnight(moment: datetime) -> int:
 
 
 __all__ = ["EARLIEST", "LATEST", "OPEN_RELATIONS", "asks_how_many", "detect_order",
-           "find_event_anchor", "is_counting", "lists_since", "question_verbs", "relation_range",
-           "without_counting_words", "without_order_words"]
+           "find_event_anchor", "is_counting", "lists_since", "order_words_removed",
+           "question_verbs", "relation_range", "without_counting_words", "without_order_words"]
