@@ -20,7 +20,9 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo
 
 from .errors import InputError
 from .recall.frame import is_time_only
@@ -316,8 +318,7 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
 
 
 def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -> None:
-    from datetime import datetime
-
+    """The relation's range around the anchor event becomes the frame's filter range."""
     assert anchor.time is not None
     tz = _zone_of(store)
     frame.time_range = relation_range(anchor.relation, anchor.time, tz,
@@ -331,9 +332,8 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
     frame.time_only = is_time_only(frame.need, [])
 
 
-def _zone_of(store: Store):
-    from zoneinfo import ZoneInfo
-
+def _zone_of(store: Store) -> ZoneInfo:
+    """The bank's timezone (its day boundaries)."""
     return ZoneInfo(store.get_meta("timezone") or "UTC")
 
 
