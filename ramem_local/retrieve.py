@@ -26,7 +26,7 @@ from zoneinfo import ZoneInfo
 
 from .errors import InputError
 from .recall.frame import is_time_only
-from .recall.question_kinds import EARLIEST, question_verbs, relation_range
+from .recall.question_kinds import EARLIEST, asks_about_saying, question_verbs, relation_range
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .store.retrieval_sql import DENSE_INDEXES
 from .text import content_words, fts_match_query
@@ -230,10 +230,8 @@ def retrieve(
     closest_rows: list[RankedRow] = []
     count: int | None = None
     if multi_step and frame.counting:
-        first_rows, count = counted_list(store, query, frame, settings, conversation_id, trace)
-        if frame.guard == "filter":
-            closest_rows = closest_in_range(store, query, frame, settings, conversation_id,
-                                            settings.k)
+        counted = counted_list(store, query, frame, settings, conversation_id, trace)
+        first_rows, count, closest_rows = counted.rows, counted.count, counted.closest
     elif multi_step and frame.order is not None:
         first_rows = ordered_list(store, frame, settings, conversation_id, trace)
     trace.timings_ms["sql"] = _ms_since(started)
@@ -243,7 +241,7 @@ def retrieve(
     first = _candidates(first_rows, memories, "counted" if count is not None else "ordered")
     closest = _candidates(closest_rows, memories, "closest")
     context = _candidates(context_rows, memories, "context")
-    if multi_step and context:
+    if multi_step and context and not asks_about_saying(frame.question):
         context = reports_first(store, context, frame, settings, conversation_id)
     content = _candidates(content_rows, memories, "content")
     if settings.mode == "ramem" and frame.guard == "prefer_recent":
@@ -261,7 +259,8 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     """The context list with, inside each proximity tier, the reports before the questions
     and the assistant's words (``Store.occurrences``): in the episode asked about, "Can you
     recommend a book like The Copper Key?" is no answer to "Which books have I started since
-    May?", while "Started The Copper Key on the train" is."""
+    May?", while "Started The Copper Key on the train" is. Not for a question about what was
+    said ("What did the assistant suggest in June?": ``asks_about_saying``)."""
     happened = dict(store.occurrences(
         fts_query=None, among=[c.memory.id for c in context], happened_from=_EARLIEST_TIME,
         happened_until=1 << 62, newest_first=True, limit=len(context), assistant=ASSISTANT,
@@ -385,8 +384,18 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
     return []
 
 
+@dataclass(frozen=True)
+class Counted:
+    """A counting question's lists: the matches (``count`` of them, at most ``COUNT_CAP``
+    listed) and, for a question with a range, the range's other reports closest first."""
+
+    rows: list[RankedRow]
+    count: int
+    closest: list[RankedRow]
+
+
 def counted_list(store: Store, query: Query, frame: RecallFrame, settings: RetrievalSettings,
-                 conversation_id: int | None, trace: Trace) -> tuple[list[RankedRow], int]:
+                 conversation_id: int | None, trace: Trace) -> Counted:
     """"How many times ...", "which films have I watched since ...": the reports of the range
     that match, counted, at most ``COUNT_CAP`` listed, the closest to the question first (in
     time order without vectors). A report matches by word or by standing out:
@@ -394,10 +403,12 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     - by word: it holds one of the need's words other than the question's verbs that some
       report of the bank holds ("hiking" in "how many times did I go hiking", whatever the
       verb: "went hiking", "hiking boots");
-    - by standing out (``count_expansion``, a dense query): it is among the range's reports
-      closest to the question, down to the largest drop in closeness among the eleven
-      closest ("heard the Velvet Tides live" for "how many concerts did I go to", which
-      shares no word with it).
+    - by standing out (``count_expansion``, a dense query, a question with a range): it is
+      among the range's reports closest to the question, down to the largest drop in
+      closeness among the eleven closest ("heard the Velvet Tides live" for "how many
+      concerts did I go to", which shares no word with it). Without a range ("How many
+      times have I been to Porto?") only words count: what stands out of a whole bank says
+      nothing about how many.
     Measured on the journal benchmark (README): the count is exact for about half of the
     questions with MiniLM; standing out never counts zero.
     """
@@ -405,8 +416,10 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     common = {"assistant": ASSISTANT, "conversation_id": conversation_id,
               "exclude_turns": settings.exclude_turns, "written_by": frame.as_of,
               "persons": _speakers(store, frame, conversation_id)}
+    ranged = frame.guard == "filter" and frame.time_range is not None
     in_range = dict(store.occurrences(fts_query=None, happened_from=start, happened_until=end,
-                                      newest_first=False, limit=COUNT_CAP * 10, **common))
+                                      newest_first=False, limit=COUNT_CAP * 10, **common)
+                    ) if ranged else {}
     closeness = _closeness(store, query, in_range)
     verbs = question_verbs(frame.need)
     terms = [t for t in occurrence_terms(store, frame) if t not in verbs and store.occurrences(
@@ -427,23 +440,9 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     ordered = sorted(matched, key=lambda i: (-closeness.get(i, 0.0), matched[i], i)) \
         if closeness else sorted(matched, key=lambda i: (matched[i], i))
     trace.notes.append(f"count: {len(ordered)} memories match ({how_text})")
-    return _rows([(i, 0) for i in ordered[:COUNT_CAP]]), len(ordered)
-
-
-def closest_in_range(store: Store, query: Query, frame: RecallFrame,
-                     settings: RetrievalSettings, conversation_id: int | None,
-                     limit: int) -> list[RankedRow]:
-    """The range's reports by dense closeness to the question: what follows the counted
-    memories of a counting question (the next candidates for the same list)."""
-    start, end = _occurrence_window(frame)
-    in_range = store.occurrences(fts_query=None, happened_from=start, happened_until=end,
-                                 newest_first=False, limit=COUNT_CAP * 10, assistant=ASSISTANT,
-                                 conversation_id=conversation_id,
-                                 exclude_turns=settings.exclude_turns, written_by=frame.as_of,
-                                 persons=_speakers(store, frame, conversation_id))
-    closeness = _closeness(store, query, [i for i, _ in in_range])
-    ranked = sorted(closeness, key=lambda i: -closeness[i])[:limit]
-    return _rows([(i, 0) for i in ranked])
+    closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k]
+    return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
+                   closest=_rows([(i, 0) for i in closest]))
 
 
 def _closeness(store: Store, query: Query, memory_ids: Iterable[int]) -> dict[int, float]:

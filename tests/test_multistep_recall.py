@@ -187,3 +187,19 @@ def test_without_multi_step_the_frame_is_the_plain_one(memory):
     frame = response.trace.frame
     assert frame.order is None and response.count is None
     assert all(c.list_name != "ordered" for c in response.results)
+
+
+def test_a_count_without_a_range_counts_the_reports_holding_its_words(memory):
+    """Three cookings of shakshuka; the chat's recipe question and the assistant's answer
+    are no occurrence. Without a range nothing is added by closeness."""
+    response = memory.search("How many times did I cook shakshuka?")
+    assert response.count == 3
+    assert all("shakshuka" in c.memory.content for c in response.results[:3])
+
+
+def test_reports_come_first_in_a_range_unless_the_question_is_about_what_was_said(memory):
+    done = memory.search("What did I cook in June 2023?", as_of="2023-08-01")
+    said = memory.search("What did the assistant suggest for shakshuka in June 2023?",
+                         as_of="2023-08-01")
+    assert not _contents(done)[0].rstrip().endswith("?")
+    assert _contents(said)[0].startswith("assistant: For six, use nine eggs")

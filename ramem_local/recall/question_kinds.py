@@ -121,6 +121,19 @@ def order_words_removed(text: str) -> str:
     return " ".join(_ORDER_WORDS.sub(" ", text).split())
 
 
+# Questions about what was said, not done: "What did the assistant suggest in June?", "What
+# did I ask about last week?". Their answers are questions and the assistant's words.
+_ABOUT_SAYING = re.compile(
+    r"\b(?:ask|asked|say|said|says|tell|told|talk|talked|discuss|discussed|mention|mentioned|"
+    r"write|wrote|written|suggest|suggested|recommend|recommended|reply|replied|answer|"
+    r"answered|chat|chatted|message|messaged|assistant|conversation)\b", _FLAGS)
+
+
+def asks_about_saying(question: str) -> bool:
+    """Whether the question is about what was said rather than what happened."""
+    return _ABOUT_SAYING.search(question) is not None
+
+
 # Counting: "how many times", "how often", "how many <plural> did/have <subject>", and
 # "which/what <plural> did/have <subject>" (every one of them, not the best K).
 # A plural noun: not a word in -ss/-is/-us ("bus"), not one of the singulars in -s ("news"),
@@ -287,6 +300,7 @@ def _midnight(moment: datetime) -> int:
     return int(moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
 
 
-__all__ = ["EARLIEST", "LATEST", "OPEN_RELATIONS", "asks_how_many", "detect_order",
-           "find_event_anchor", "is_counting", "lists_since", "order_words_removed",
-           "question_verbs", "relation_range", "without_counting_words", "without_order_words"]
+__all__ = ["EARLIEST", "LATEST", "OPEN_RELATIONS", "asks_about_saying", "asks_how_many",
+           "detect_order", "find_event_anchor", "is_counting", "lists_since",
+           "order_words_removed", "question_verbs", "relation_range", "without_counting_words",
+           "without_order_words"]
