@@ -437,10 +437,12 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
         matched.update({i: in_range[i] for i in added})
         how.append(f"{len(added)} more standing out as closest to the question")
     how_text = "; ".join(how) or "no report holds the question's words"
+    if not ranged:  # the matches, closest first all the same
+        closeness = _closeness(store, query, matched)
     ordered = sorted(matched, key=lambda i: (-closeness.get(i, 0.0), matched[i], i)) \
         if closeness else sorted(matched, key=lambda i: (matched[i], i))
     trace.notes.append(f"count: {len(ordered)} memories match ({how_text})")
-    closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k]
+    closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
 
