@@ -277,10 +277,11 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
     content (no time filter), take when it happened, and make the relation's range the
     frame's time range (filter first then runs as for a date).
 
-    The anchor is the best report (not the assistant's, not a question) of the content list
-    of the anchor phrase. When another report at a different day fuses less than one rank
-    step below it, the search is not confident: the one nearest before the reference time is
-    used, and the trace says so. No report found: no time filter, content retrieval only."""
+    The anchor is the best report (not the assistant's, not a question, sharing a word with
+    the phrase) of the content list of the anchor phrase. When another report at a different
+    day fuses less than one rank step below it, the search is not confident: the one nearest
+    before the reference time is used, and the trace says so. No report found: no time
+    filter, content retrieval only."""
     anchor = frame.anchor
     assert anchor is not None
     vector = embedder.embed_query(anchor.phrase) if embedder is not None else None
@@ -293,7 +294,9 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
         happened_until=1 << 62, newest_first=True, limit=len(rows) or 1, assistant=ASSISTANT,
         conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
         written_by=frame.as_of))
-    reports = [row for row in rows if row.id in happened]
+    # A report of the event shares a word with its phrase ("the move": "Moved into the flat");
+    # the dense list alone always returns something, found or not.
+    reports = [row for row in rows if row.id in happened and row.bm25_rank is not None]
     if not reports:
         frame.guard = "no_filter"
         frame.guard_reason = f"the event {anchor.phrase!r} was not found: no time filter"

@@ -203,3 +203,11 @@ def test_reports_come_first_in_a_range_unless_the_question_is_about_what_was_sai
                          as_of="2023-08-01")
     assert not _contents(done)[0].rstrip().endswith("?")
     assert _contents(said)[0].startswith("assistant: For six, use nine eggs")
+
+
+def test_an_event_the_bank_does_not_hold_sets_no_time_filter(memory):
+    response = memory.search("What did I eat after the job interview at Brightwell?",
+                             as_of="2023-08-01")
+    frame = response.trace.frame
+    assert frame.anchor is not None and frame.anchor.memory_id is None
+    assert frame.guard == "no_filter" and "was not found" in frame.guard_reason

@@ -159,6 +159,8 @@ def test_a_time_given_by_another_event(question: str, phrase: str, relation: str
         "What did I do the day after tomorrow?",
         "What did I cook since then?",
         "What did I do before 9 June 2023?",  # a date: a time cue, read by timecues
+        "since since since",  # no content word: no event to search for
+        "What did I do the week before the the the?",
     ],
 )
 def test_no_event_anchor(question: str) -> None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta, tzinfo
 
+from ..text import content_words
 from ..types import EventAnchor, TimeCue, TimeRange
 
 _FLAGS = re.IGNORECASE
@@ -223,7 +224,7 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
             phrase = match.group("phrase").strip()
-            if _NOT_AN_EVENT.match(phrase) or not re.search(r"[A-Za-z]{3}", phrase):
+            if _NOT_AN_EVENT.match(phrase) or not content_words(phrase):
                 continue
             return EventAnchor(phrase=phrase, relation=_relation(match),
                                text=question[match.start():match.end()].strip(),
