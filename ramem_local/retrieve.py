@@ -56,6 +56,7 @@ COUNT_CAP = 100
 # episode (no occurrence of "when did I last ...", never the anchor event).
 ASSISTANT = "assistant"
 _EARLIEST_TIME = -(1 << 62)
+_LATEST_TIME = 1 << 62
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,18 @@ def retrieve(
                           capped=count is not None and count > COUNT_CAP)
 
 
+def report_times(store: Store, memory_ids: Sequence[int], frame: RecallFrame,
+                 settings: RetrievalSettings, conversation_id: int | None) -> dict[int, int]:
+    """Which of these memories are reports (``Store.occurrences``), with when each happened."""
+    if not memory_ids:
+        return {}
+    return dict(store.occurrences(
+        fts_query=None, among=memory_ids, happened_from=_EARLIEST_TIME,
+        happened_until=_LATEST_TIME, newest_first=True, limit=len(memory_ids),
+        assistant=ASSISTANT, conversation_id=conversation_id,
+        exclude_turns=settings.exclude_turns, written_by=frame.as_of))
+
+
 def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
                   settings: RetrievalSettings, conversation_id: int | None) -> list[Candidate]:
     """The context list with, inside each proximity tier, the reports before the questions
@@ -261,11 +274,8 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     recommend a book like The Copper Key?" is no answer to "Which books have I started since
     May?", while "Started The Copper Key on the train" is. Not for a question about what was
     said ("What did the assistant suggest in June?": ``asks_about_saying``)."""
-    happened = dict(store.occurrences(
-        fts_query=None, among=[c.memory.id for c in context], happened_from=_EARLIEST_TIME,
-        happened_until=1 << 62, newest_first=True, limit=len(context), assistant=ASSISTANT,
-        conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-        written_by=frame.as_of))
+    happened = report_times(store, [c.memory.id for c in context], frame, settings,
+                            conversation_id)
     return sorted(context, key=lambda c: (c.tier if c.tier is not None else 0,
                                           c.memory.id not in happened))
 
@@ -289,11 +299,7 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
         vector = centred_query(vector, store.mean_vector())
     rows = content_list(store, Query(vector=vector, fts=fts_match_query(anchor.phrase)),
                         settings, conversation_id, frame.as_of, limit=settings.depth)
-    happened = dict(store.occurrences(
-        fts_query=None, among=[r.id for r in rows], happened_from=_EARLIEST_TIME,
-        happened_until=1 << 62, newest_first=True, limit=len(rows) or 1, assistant=ASSISTANT,
-        conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-        written_by=frame.as_of))
+    happened = report_times(store, [r.id for r in rows], frame, settings, conversation_id)
     # A report of the event shares a word with its phrase ("the move": "Moved into the flat");
     # the dense list alone always returns something, found or not.
     reports = [row for row in rows if row.id in happened and row.bm25_rank is not None]
