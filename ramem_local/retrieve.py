@@ -49,7 +49,6 @@ if TYPE_CHECKING:
     from .protocols import Embedder
 
 DEFAULT_DEPTH = 25
-DEFAULT_DENSE_INDEX = SearchDefaults.dense_index
 DEFAULT_CANDIDATES = 200
 # A counting question lists every match, up to this many (the response says when more match).
 COUNT_CAP = 100
