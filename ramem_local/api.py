@@ -10,6 +10,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .answer import generate_answer
+from .config import load_settings
 from .errors import InputError, LLMError
 from .ingest.extract import PROMPT_VERSION
 from .ingest.formats import open_turns, write_jsonl
@@ -21,9 +22,9 @@ from .names import name_candidates
 from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
 from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
-from .recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS, build_frame
+from .recall.frame import DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when
-from .retrieve import DEFAULT_DENSE_INDEX, DEFAULT_DEPTH, RetrievalSettings, retrieve
+from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
 from .runtime.registry import resolve_models_dir
 from .store import Store, StoreError, turn_key
 from .types import (
@@ -34,12 +35,14 @@ from .types import (
     MemoryRecord,
     ParsedConversation,
     RecallFrame,
+    SearchDefaults,
     SearchResponse,
     Session,
     TimelineDay,
     TimelineEntry,
     TimelineSession,
     Turn,
+    iso,
 )
 
 When = str | int | float | datetime
@@ -50,7 +53,8 @@ class Memory:
 
     def __init__(self, store: Store, *, embedder: Embedder | None, tz: ZoneInfo,
                  llm: LLM | None = None, notes: list[str] | None = None,
-                 country: str = DEFAULT_COUNTRY, warnings: list[str] | None = None):
+                 country: str = DEFAULT_COUNTRY, warnings: list[str] | None = None,
+                 defaults: SearchDefaults | None = None):
         self.store = store
         self.embedder = embedder
         self.llm = llm
@@ -59,6 +63,8 @@ class Memory:
         self.notes = notes or []
         # Notes every command should show (e.g. the bank's embedder could not be loaded).
         self.warnings = warnings or []
+        # What search, ask and frame use for an argument a call does not give.
+        self.defaults = SearchDefaults() if defaults is None else defaults
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -73,6 +79,7 @@ class Memory:
         timezone_name: str | None = None,
         country: str | None = None,
         create: bool = True,
+        defaults: SearchDefaults | None = None,
     ) -> Memory:
         """Open (or create) a bank.
 
@@ -87,7 +94,16 @@ class Memory:
         ("Thanksgiving" in CA), the hemisphere of the seasons. A new bank records it (default:
         the system locale's territory, else "US"); an existing one keeps its own, and refuses
         another once it holds memories (their event times were read with it).
+
+        ``defaults`` are what ``search``, ``ask`` and ``frame`` use for an argument a call does
+        not give (k, mode, buffer_days, dense_index). Without them they come from the user's
+        settings, read as the ``ramem`` command reads them (the config file, then
+        ``RAMEM_K``, ``RAMEM_MODE``, ``RAMEM_BUFFER_DAYS``, ``RAMEM_DENSE_INDEX``): after
+        ``ramem config set k 3``, ``search`` returns 3 memories here too. Pass
+        ``defaults=SearchDefaults()`` for the library's own values, whatever the settings.
         """
+        # Settings are read before the bank opens: a broken config file creates no bank file.
+        defaults = load_settings().search_defaults() if defaults is None else defaults
         notes: list[str] = []
         warnings: list[str] = []
         # Models named by the caller load before the bank opens: a typo creates no bank file.
@@ -107,7 +123,7 @@ class Memory:
             store.close()
             raise
         return cls(store, embedder=loaded, tz=tz, llm=language_model, notes=notes,
-                   country=bank_country, warnings=warnings)
+                   country=bank_country, warnings=warnings, defaults=defaults)
 
     def close(self) -> None:
         self.store.close()
@@ -391,7 +407,7 @@ class Memory:
 
     # ----------------------------------------------------------------- reading
     def frame(self, question: str, *, as_of: When | None = None,
-              buffer_days: float = DEFAULT_BUFFER_DAYS,
+              buffer_days: float | None = None,
               buffer_after_days: float | None = None,
               recent_days: int = DEFAULT_RECENT_DAYS,
               conversation: str | None = None, multi_step: bool = True) -> RecallFrame:
@@ -399,7 +415,8 @@ class Memory:
 
         ``as_of`` is a point in time: cues are read relative to it, and nothing written after
         it is returned (what did I know then). Without it the reference is the bank's latest
-        session (a journal's: now) and nothing is cut."""
+        session (a journal's: now) and nothing is cut. ``buffer_days`` not given: this
+        Memory's ``defaults``."""
         if not question or not question.strip():
             raise InputError("the question is empty")
         conversation_id = self._conversation_id(conversation)
@@ -411,7 +428,7 @@ class Memory:
             tz=self.tz,
             timeline=self.store.timeline(conversation_id),
             participants=self.known_persons(question, conversation_id),
-            buffer_days=buffer_days,
+            buffer_days=self.defaults.buffer_days if buffer_days is None else buffer_days,
             buffer_after_days=buffer_after_days,
             recent_days=recent_days,
             country=self.country,
@@ -422,13 +439,13 @@ class Memory:
         self,
         question: str,
         *,
-        k: int = 10,
+        k: int | None = None,
         as_of: When | None = None,
-        mode: str = "ramem",
-        buffer_days: float = DEFAULT_BUFFER_DAYS,
+        mode: str | None = None,
+        buffer_days: float | None = None,
         conversation: str | None = None,
         exclude_turns: bool = False,
-        dense_index: str = DEFAULT_DENSE_INDEX,
+        dense_index: str | None = None,
         settings: RetrievalSettings | None = None,
         frame: RecallFrame | None = None,
     ) -> SearchResponse:
@@ -437,13 +454,23 @@ class Memory:
         ``exclude_turns`` searches extracted memories only (turn memories stay stored);
         ``dense_index`` how the dense candidates are drawn (``RetrievalSettings``);
         ``frame`` replaces the deterministic recall frame (e.g. one merged with an analyzer's).
+        ``k``, ``mode``, ``buffer_days`` and ``dense_index`` not given are this Memory's
+        ``defaults``. ``settings`` holds k, mode, dense_index and exclude_turns, ``frame``
+        as_of and buffer_days: an argument given beside them that says otherwise raises
+        ``InputError`` (one of the two would be ignored).
         """
+        self._refuse_conflicts(settings, frame, k=k, mode=mode, dense_index=dense_index,
+                               exclude_turns=exclude_turns, as_of=as_of,
+                               buffer_days=buffer_days)
+        mode = self.defaults.mode if mode is None else mode
         frame = frame or self.frame(question, as_of=as_of, buffer_days=buffer_days,
                                     conversation=conversation,
                                     multi_step=_multi_step(settings, mode))
-        settings = settings or RetrievalSettings(k=k, depth=max(DEFAULT_DEPTH, k), mode=mode,
-                                                 exclude_turns=exclude_turns,
-                                                 dense_index=dense_index)
+        if settings is None:
+            k = self.defaults.k if k is None else k
+            settings = RetrievalSettings(
+                k=k, depth=max(DEFAULT_DEPTH, k), mode=mode, exclude_turns=exclude_turns,
+                dense_index=self.defaults.dense_index if dense_index is None else dense_index)
         return retrieve(self.store, self.embedder, frame, settings,
                         conversation_id=self._conversation_id(conversation))
 
@@ -451,19 +478,22 @@ class Memory:
         self,
         question: str,
         *,
-        k: int = 10,
+        k: int | None = None,
         as_of: When | None = None,
-        mode: str = "ramem",
-        buffer_days: float = DEFAULT_BUFFER_DAYS,
+        mode: str | None = None,
+        buffer_days: float | None = None,
         conversation: str | None = None,
         exclude_turns: bool = False,
         char_budget: int = 6000,
-        dense_index: str = DEFAULT_DENSE_INDEX,
+        dense_index: str | None = None,
     ) -> Answer:
         """Answer from memory, citing the memories used, or say "not in memory".
 
         Without an LLM the answer is empty and ``Answer.evidence`` holds the top memories.
+        ``k``, ``mode``, ``buffer_days`` and ``dense_index`` not given are this Memory's
+        ``defaults``.
         """
+        mode = self.defaults.mode if mode is None else mode
         frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
                            conversation=conversation, multi_step=_multi_step(None, mode))
         if self.llm is None:
@@ -516,6 +546,30 @@ class Memory:
         return stats
 
     # ---------------------------------------------------------------- helpers
+    def _refuse_conflicts(self, settings: RetrievalSettings | None, frame: RecallFrame | None,
+                          *, k: int | None, mode: str | None, dense_index: str | None,
+                          exclude_turns: bool, as_of: When | None,
+                          buffer_days: float | None) -> None:
+        """Raise ``InputError`` when a search argument says otherwise than the ``settings`` or
+        ``frame`` object given beside it (one of the two would be ignored)."""
+        checks: list[tuple[str, str, object, object]] = []  # (object, name, given, held)
+        if settings is not None:
+            checks += [("settings", "k", k, settings.k),
+                       ("settings", "mode", mode, settings.mode),
+                       ("settings", "dense_index", dense_index, settings.dense_index),
+                       ("settings", "exclude_turns", exclude_turns or None,
+                        settings.exclude_turns)]
+        if frame is not None:
+            given_as_of = None if as_of is None else iso(parse_when(as_of, self.tz))
+            checks += [("frame", "as_of", given_as_of, iso(frame.as_of)),
+                       ("frame", "buffer_days", buffer_days, frame.buffer_days)]
+        conflicts = [f"{name}={given!r} but {owner}.{name}={held!r}"
+                     for owner, name, given, held in checks
+                     if given is not None and given != held]
+        if conflicts:
+            raise InputError(f"search was given {'; '.join(conflicts)}: give each in one place "
+                             "(the settings or frame object, or the argument)")
+
     def _window(self, start: When | None, end: When | None) -> tuple[int | None, int | None]:
         """``[start, end)`` in Unix seconds; an end that falls on midnight (a day given
         without a time) includes that day."""

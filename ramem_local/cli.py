@@ -47,7 +47,7 @@ from .render import (
     window_line,
 )
 from .store.retrieval_sql import DENSE_INDEXES
-from .types import JOURNAL
+from .types import JOURNAL, SEARCH_MODES, SearchDefaults
 
 if TYPE_CHECKING:
     from .api import Memory
@@ -152,6 +152,7 @@ class Context:
                 timezone_name=self.settings.timezone,
                 country=country,
                 create=create,
+                defaults=self.settings.search_defaults(),
             )
             for note in self._memory.notes if announce else self._memory.warnings:
                 click.echo(f"note: {note}", err=True)
@@ -160,14 +161,6 @@ class Context:
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()
-
-    def question_defaults(self, k: int | None, mode: str | None, buffer_days: float | None,
-                          dense_index: str | None) -> tuple[int, str, float, str]:
-        """search / ask options not given on the command line come from the settings."""
-        settings = self.settings
-        return (settings.k if k is None else k, settings.mode if mode is None else mode,
-                settings.buffer_days if buffer_days is None else buffer_days,
-                settings.dense_index if dense_index is None else dense_index)
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -301,12 +294,12 @@ def question_options(func: Callable) -> Callable:
                           "relative to it, and nothing written after it is returned (what "
                           "did I know then). Default: the bank's latest session (a "
                           "journal's: now), nothing cut."),
-        click.option("--mode", type=click.Choice(["ramem", "baseline"]),
+        click.option("--mode", type=click.Choice(SEARCH_MODES),
                      help="ramem: episode-compatible memories first; baseline: content "
-                          "relevance only. Default: config `mode`, else ramem."),
+                          f"relevance only. Default: config `mode`, else {SearchDefaults.mode}."),
         click.option("--buffer-days", type=click.FloatRange(0, 365),
                      help="Days added on each side of a question's time range. Default: "
-                          "config `buffer_days`, else 5."),
+                          f"config `buffer_days`, else {SearchDefaults.buffer_days:g}."),
         click.option("--conversation", help="Only this conversation."),
         click.option("--no-turns", "exclude_turns", is_flag=True,
                      help="Extracted memories only (turn memories stay stored)."),
@@ -314,7 +307,7 @@ def question_options(func: Callable) -> Callable:
                      help="Dense candidates: int8 (codes read into RAM once per process), "
                           "binary (sign bits scanned in the bank: faster for one search of a "
                           "very large bank) or exact. Default: config `dense_index`, else "
-                          "int8."),
+                          f"{SearchDefaults.dense_index}."),
         json_option,
     ]
     for option in reversed(options):
@@ -658,15 +651,13 @@ def _echo_extraction(report: Any) -> None:
 @cli.command()
 @click.argument("question")
 @click.option("--k", type=click.IntRange(1, 1000),
-              help="How many memories to return. Default: config `k`, else 10.")
+              help=f"How many memories to return. Default: config `k`, else {SearchDefaults.k}.")
 @question_options
 @pass_context
 def search(context: Context, question: str, k: int | None, as_of: str | None,
            mode: str | None, buffer_days: float | None, conversation: str | None,
            exclude_turns: bool, dense_index: str | None, as_json: bool) -> None:
     """Find the memories that answer QUESTION, with their episode."""
-    k, mode, buffer_days, dense_index = context.question_defaults(k, mode, buffer_days,
-                                                                  dense_index)
     memory = context.memory(create=False, announce=True)
     response = memory.search(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                              conversation=conversation, exclude_turns=exclude_turns,
@@ -693,7 +684,8 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
 @cli.command()
 @click.argument("question")
 @click.option("--k", type=click.IntRange(1, 100),
-              help="How many memories the answerer may see. Default: config `k`, else 10.")
+              help="How many memories the answerer may see. Default: config `k`, else "
+                   f"{SearchDefaults.k}.")
 @question_options
 @pass_context
 def ask(context: Context, question: str, k: int | None, as_of: str | None, mode: str | None,
@@ -703,8 +695,6 @@ def ask(context: Context, question: str, k: int | None, as_of: str | None, mode:
 
     Without --llm, prints the best evidence with its episode instead of an answer.
     """
-    k, mode, buffer_days, dense_index = context.question_defaults(k, mode, buffer_days,
-                                                                  dense_index)
     memory = context.memory(create=False, announce=True)
     answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                         conversation=conversation, exclude_turns=exclude_turns,

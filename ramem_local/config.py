@@ -3,6 +3,10 @@
 The config file is JSON (``platformdirs.user_config_dir("ramem")/config.json``, or the path in
 ``RAMEM_CONFIG``), e.g. ``{"bank": "personal", "embedder": "qwen3-embedding-0.6b", "k": 10}``;
 ``ramem config get|set|unset|list`` reads and writes it. Every key is in ``KEYS``.
+
+The search keys (k, mode, buffer_days, dense_index) are ``Settings.search_defaults()``: the
+CLI, the MCP server and ``Memory.open`` (which reads the settings when not given defaults) all
+search with them.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import platformdirs
 
 from .errors import ConfigError
 from .store.retrieval_sql import DENSE_INDEXES
+from .types import SEARCH_MODES, SearchDefaults
 
 APP = "ramem"
 DEFAULT_BANK = "default"
@@ -45,14 +50,13 @@ KEYS = {
     "llm": "local LLM: registry name or .gguf file",
     "llm_threads": "CPU threads for the LLM (default: the physical cores)",
     "timezone": "IANA timezone of a new bank",
-    "k": "memories `search` and `ask` return (1-100)",
+    "k": "memories `search`, `ask` and MCP `recall` return (1-100)",
     "buffer_days": "days added on each side of a question's time range (0-365)",
     "mode": "retrieval mode of `search` and `ask`: ramem or baseline",
     "dense_index": "dense candidates of `search` and `ask`: int8 (codes read into RAM once per "
                    "process), binary (sign bits scanned in the bank: faster for a one-off "
                    "search of a very large bank) or exact",
 }
-MODES = ("ramem", "baseline")
 
 
 @dataclass(frozen=True)
@@ -64,10 +68,10 @@ class Settings:
     llm: str | None = None  # registry name or GGUF path
     llm_threads: int | None = None  # None: the physical cores
     timezone: str | None = None  # for new banks; existing banks keep theirs
-    k: int = 10
-    buffer_days: float = 5.0
-    mode: str = "ramem"
-    dense_index: str = "int8"  # retrieve.DEFAULT_DENSE_INDEX
+    k: int = SearchDefaults.k
+    buffer_days: float = SearchDefaults.buffer_days
+    mode: str = SearchDefaults.mode
+    dense_index: str = SearchDefaults.dense_index
 
     def bank_path(self) -> Path:
         if self.db:
@@ -76,6 +80,11 @@ class Settings:
 
     def with_overrides(self, **values: Any) -> Settings:
         return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+    def search_defaults(self) -> SearchDefaults:
+        """What ``search`` and ``ask`` use when a call does not say (``Memory.open``)."""
+        return SearchDefaults(k=self.k, mode=self.mode, buffer_days=self.buffer_days,
+                              dense_index=self.dense_index)
 
 
 def banks_dir() -> Path:
@@ -123,8 +132,8 @@ def coerce(key: str, value: Any) -> Any:
         return days
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{key} must be a non-empty string, not {value!r}")
-    if key == "mode" and value not in MODES:
-        raise ConfigError(f"mode must be one of {', '.join(MODES)}, not {value!r}")
+    if key == "mode" and value not in SEARCH_MODES:
+        raise ConfigError(f"mode must be one of {', '.join(SEARCH_MODES)}, not {value!r}")
     if key == "dense_index" and value not in DENSE_INDEXES:
         raise ConfigError(f"dense_index must be one of {', '.join(DENSE_INDEXES)}, "
                           f"not {value!r}")

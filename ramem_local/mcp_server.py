@@ -83,13 +83,15 @@ def build_server(memory: Memory) -> Any:
     @server.tool(description="Find the memories that answer a question, episode-compatible ones "
                              "first ('What did I do last weekend?', 'When did I last ...', "
                              "'How many times ...'). `as_of` sets 'now' for relative times, "
-                             "and nothing written after it is returned. Returns memories with "
-                             "their session/event times and people, how the question's time "
-                             "was read, and `count` for a 'how many' question.")
+                             "and nothing written after it is returned. `k`: how many "
+                             f"memories (1-{MAX_K}; default: the user's ramem config `k`). "
+                             "Returns memories with their session/event times and people, how "
+                             "the question's time was read, and `count` for a 'how many' "
+                             "question.")
     @serialised
-    def recall(question: str, k: int = 8, as_of: str | None = None) -> dict[str, Any]:
+    def recall(question: str, k: int | None = None, as_of: str | None = None) -> dict[str, Any]:
         _check_question(question)
-        response = memory.search(question, k=_check_k(k), as_of=as_of)
+        response = memory.search(question, k=_chosen_k(k, memory), as_of=as_of)
         frame = response.trace.frame
         return {
             "memories": [candidate_dict(c, i, tz) for i, c in enumerate(response.results, 1)],
@@ -101,14 +103,16 @@ def build_server(memory: Memory) -> Any:
         }
 
     @server.tool(description="Answer a question from memory with citations, or say it is not "
-                             "in memory. Needs a local LLM (`ramem --llm M mcp`).")
+                             "in memory. Needs a local LLM (`ramem --llm M mcp`). `k`: how "
+                             f"many memories the answer may use (1-{MAX_K}; default: the "
+                             "user's ramem config `k`).")
     @serialised
-    def ask(question: str, k: int = 8, as_of: str | None = None) -> dict[str, Any]:
+    def ask(question: str, k: int | None = None, as_of: str | None = None) -> dict[str, Any]:
         _check_question(question)
         if memory.llm is None:
             raise LLMError("no LLM is configured for this server (start it with "
                              "`ramem --llm NAME mcp`); use recall for the evidence")
-        answer = answer_dict(memory.ask(question, k=_check_k(k), as_of=as_of), tz)
+        answer = answer_dict(memory.ask(question, k=_chosen_k(k, memory), as_of=as_of), tz)
         return {key: answer[key] for key in
                 ("question", "answer", "abstained", "citations", "evidence")}
 
@@ -152,7 +156,11 @@ def _check_question(question: str) -> None:
         raise InputError("the question is empty")
 
 
-def _check_k(k: int) -> int:
+def _chosen_k(k: int | None, memory: Memory) -> int:
+    """The caller's ``k`` (1 to MAX_K), else the bank's default (the user's config ``k``,
+    which may be up to 100: held to MAX_K, what an assistant's context takes)."""
+    if k is None:
+        return min(memory.defaults.k, MAX_K)
     if not 1 <= k <= MAX_K:
         raise InputError(f"k must be between 1 and {MAX_K}")
     return k

@@ -32,10 +32,12 @@ from .store.retrieval_sql import DENSE_INDEXES
 from .text import content_words, fts_match_query
 from .types import (
     DAY,
+    SEARCH_MODES,
     Candidate,
     EventAnchor,
     MemoryRecord,
     RecallFrame,
+    SearchDefaults,
     SearchResponse,
     TimeRange,
     Trace,
@@ -46,9 +48,7 @@ if TYPE_CHECKING:
 
     from .protocols import Embedder
 
-MODES = ("ramem", "baseline")
 DEFAULT_DEPTH = 25
-DEFAULT_DENSE_INDEX = "int8"
 DEFAULT_CANDIDATES = 200
 # A counting question lists every match, up to this many (the response says when more match).
 COUNT_CAP = 100
@@ -61,10 +61,10 @@ _LATEST_TIME = 1 << 62
 
 @dataclass(frozen=True)
 class RetrievalSettings:
-    k: int = 10
+    k: int = SearchDefaults.k
     depth: int = DEFAULT_DEPTH  # per source list before fusion (chosen by measurement: README)
     kappa: float = 60.0
-    mode: str = "ramem"
+    mode: str = SearchDefaults.mode
     exclude_turns: bool = False
     neighbour_weight: float = NEIGHBOUR_WEIGHT
     event_time_first: bool = False
@@ -74,7 +74,7 @@ class RetrievalSettings:
     # filtered pool, rescored exactly in SQL); "binary" (the same from a Hamming scan of
     # sign bits in SQLite); "exact" (vec0 float scan). int8 and binary are exact whenever
     # the filtered pool is no larger than `candidates`: README, "Search at scale".
-    dense_index: str = DEFAULT_DENSE_INDEX
+    dense_index: str = SearchDefaults.dense_index
     candidates: int = DEFAULT_CANDIDATES
     # The dense query is the question's direction minus the bank's mean direction
     # (centred_query): measured on vs off in the README, "Retrieval evaluation".
@@ -87,8 +87,9 @@ class RetrievalSettings:
     count_expansion: bool = True
 
     def __post_init__(self) -> None:
-        if self.mode not in MODES:
-            raise InputError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        if self.mode not in SEARCH_MODES:
+            raise InputError(f"unknown mode {self.mode!r}; "
+                             f"choose one of {', '.join(SEARCH_MODES)}")
         if self.k < 1 or self.depth < self.k:
             raise InputError("k must be at least 1 and depth at least k")
         if self.dense_index not in DENSE_INDEXES:

@@ -12,6 +12,26 @@ from datetime import datetime, timezone
 DAY = 86_400
 # The conversation that `ramem add` and Markdown journals write to (kind "journal").
 JOURNAL = "journal"
+# How search ranks: "ramem" puts episode-compatible memories first, "baseline" ranks by
+# content relevance alone.
+SEARCH_MODES = ("ramem", "baseline")
+
+
+@dataclass(frozen=True)
+class SearchDefaults:
+    """What ``search`` and ``ask`` use for an argument a call does not give: the one
+    definition of each default value (the settings, ``RetrievalSettings`` and the recall frame
+    start from these).
+
+    ``Memory.open`` builds them from the user's settings (config file ← environment), so
+    ``ramem config set k 3`` changes the CLI, the MCP server and Python alike; pass
+    ``SearchDefaults()`` for exactly these values.
+    """
+
+    k: int = 10  # memories returned
+    mode: str = "ramem"  # one of SEARCH_MODES
+    buffer_days: float = 5.0  # days added on each side of a question's time range
+    dense_index: str = "int8"  # how dense candidates are drawn (RetrievalSettings.dense_index)
 
 
 @dataclass(frozen=True)
@@ -166,7 +186,7 @@ class RecallFrame:
     cues: list[TimeCue] = field(default_factory=list)
     time_range: TimeRange | None = None
     widened_range: TimeRange | None = None
-    buffer_days: float = 5.0
+    buffer_days: float = SearchDefaults.buffer_days
     time_only: bool = False  # the need is only the time cue: list the range in time order
     persons: list[str] = field(default_factory=list)
     locations: list[str] = field(default_factory=list)

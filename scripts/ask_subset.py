@@ -18,7 +18,7 @@ import statistics
 import time
 from pathlib import Path
 
-from ramem_local import Memory
+from ramem_local import Memory, SearchDefaults
 from ramem_local.eval.metrics import recall_at_k, token_f1
 
 EMBEDDER = Path(__file__).resolve().parents[1].parent / "shared/models/all-MiniLM-L6-v2"
@@ -39,8 +39,8 @@ def main() -> None:
     questions = [q for q in conversation["qa"]
                  if q.get("category") in (1, 2, 3, 4) and q.get("evidence")][: args.n]
     rows = []
-    with Memory.open(args.bank, embedder=EMBEDDER, llm=args.model,
-                     llm_threads=args.threads) as memory:
+    with Memory.open(args.bank, embedder=EMBEDDER, llm=args.model, llm_threads=args.threads,
+                     defaults=SearchDefaults()) as memory:  # not the user's config
         if memory.store.memory_count() == 0:
             memory.ingest(args.locomo)
         for question in questions:

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ramem_local import Memory
+from ramem_local import Memory, SearchDefaults
 from ramem_local.eval.locomo import load_questions
 from ramem_local.ingest.pipeline import DEFAULT_BATCH
 from ramem_local.runtime.loading import open_embedder
@@ -135,8 +135,8 @@ def main() -> None:
         rows.append(("  (settings)", f"{threads} threads, batches of {embedder.batch_size} "
                                      f"texts, ingest embeds {DEFAULT_BATCH} turns per call, "
                                      f"best of {args.rounds} rounds"))
-        with Memory.open(Path(folder) / f"dense{args.rounds - 1}.db",
-                         embedder=embedder) as memory:
+        with Memory.open(Path(folder) / f"dense{args.rounds - 1}.db", embedder=embedder,
+                         defaults=SearchDefaults()) as memory:  # not the user's config
             again = memory.ingest(args.file)
             rows.append(("re-ingest (nothing new)", f"{again.seconds:.2f} s, "
                                                     f"{again.turns_new} new turns"))

@@ -5,13 +5,15 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from ramem_local.config import ENVIRONMENT
 from ramem_local.text import words
-from ramem_local.types import EmbedderFingerprint
+from ramem_local.types import EmbedderFingerprint, SearchDefaults
 from tests.real_models import smollm_path
 
 LOCOMO_DEV = Path(
@@ -53,6 +55,15 @@ class HashingEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._vector(text)
+
+
+@pytest.fixture(autouse=True)
+def no_user_search_settings(monkeypatch, tmp_path):
+    """``Memory.open`` takes its search defaults from the user's settings (config file,
+    RAMEM_K, ...): no test sees the developer's, and a test that wants some sets them."""
+    for setting in fields(SearchDefaults):
+        monkeypatch.delenv(ENVIRONMENT[setting.name], raising=False)
+    monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "no-user-config.json"))
 
 
 @pytest.fixture

@@ -15,3 +15,11 @@ JSONL_TURNS = [
     {"speaker": "Ben", "text": "A portrait of my grandmother in her garden.",
      "timestamp": "2024-03-05T18:05:00", "id": "m-6"},
 ]
+
+# Twelve garden days, one turn each: a question about the garden matches every one, so how many
+# memories a search returns is its k.
+GARDEN_TURNS = [
+    {"speaker": "me", "text": f"Worked in the garden on day {day}: weeding and watering.",
+     "timestamp": f"2024-04-{day:02d}T17:00:00", "id": f"g-{day}"}
+    for day in range(1, 13)
+]

@@ -11,9 +11,10 @@ from pathlib import Path
 import apsw
 import pytest
 from fakes import ScriptedLLM
-from samples import JSONL_TURNS
+from samples import GARDEN_TURNS, JSONL_TURNS
 
-from ramem_local import Memory
+from ramem_local import InputError, Memory, RetrievalSettings, SearchDefaults
+from ramem_local.config import ConfigError, set_config_value
 from ramem_local.store import StoreError
 
 
@@ -113,6 +114,86 @@ def test_search_with_blank_question_raises_value_error(tmp_path, hashing_embedde
             memory.search("   ")
         with pytest.raises(ValueError):
             memory.search("")
+
+
+# -------------------------------------------------------------------------- search defaults
+
+GARDEN_QUESTION = "What did I do in the garden?"
+
+
+@pytest.fixture
+def garden_bank(tmp_path, hashing_embedder) -> Path:
+    """Twelve garden days: a garden question matches every one, so k is how many come back."""
+    path = tmp_path / "garden.db"
+    with Memory.open(path, embedder=hashing_embedder) as memory:
+        memory.ingest(write_jsonl(tmp_path / "garden.jsonl", GARDEN_TURNS))
+    return path
+
+
+def test_open_takes_the_search_defaults_from_the_config_file_then_the_environment(
+        garden_bank, hashing_embedder, monkeypatch):
+    set_config_value("k", 3)  # what `ramem config set k 3` does
+    set_config_value("mode", "baseline")
+    with Memory.open(garden_bank, embedder=hashing_embedder) as memory:
+        response = memory.search(GARDEN_QUESTION)
+        evidence = memory.ask(GARDEN_QUESTION).evidence
+    assert memory.defaults == SearchDefaults(k=3, mode="baseline")
+    assert (len(response.results), response.trace.mode) == (3, "baseline")
+    assert len(evidence) == 3
+    monkeypatch.setenv("RAMEM_K", "4")
+    with Memory.open(garden_bank, embedder=hashing_embedder) as memory:
+        assert len(memory.search(GARDEN_QUESTION).results) == 4
+
+
+def test_library_defaults_ignore_the_user_config(garden_bank, hashing_embedder):
+    set_config_value("k", 3)
+    with Memory.open(garden_bank, embedder=hashing_embedder,
+                     defaults=SearchDefaults()) as memory:
+        assert len(memory.search(GARDEN_QUESTION).results) == SearchDefaults.k == 10
+
+
+def test_a_broken_config_file_is_refused_before_a_bank_is_created(tmp_path, monkeypatch):
+    config = tmp_path / "config.json"
+    config.write_text('{"k": "ten"}', encoding="utf-8")
+    monkeypatch.setenv("RAMEM_CONFIG", str(config))
+    with pytest.raises(ConfigError, match="k must be a whole number"):
+        Memory.open(tmp_path / "new.db")
+    assert not (tmp_path / "new.db").exists()
+
+
+def test_per_call_arguments_win_over_the_defaults(garden_bank, hashing_embedder):
+    defaults = SearchDefaults(k=3, buffer_days=1.0, dense_index="binary")
+    with Memory.open(garden_bank, embedder=hashing_embedder, defaults=defaults) as memory:
+        response = memory.search(GARDEN_QUESTION, k=5, mode="baseline", dense_index="exact")
+        assert len(response.results) == 5
+        assert (response.trace.mode, response.trace.dense_index) == ("baseline", "exact")
+        assert len(memory.ask(GARDEN_QUESTION, k=4).evidence) == 4
+        assert memory.frame(GARDEN_QUESTION).buffer_days == 1.0
+        assert memory.frame(GARDEN_QUESTION, buffer_days=2).buffer_days == 2
+
+
+def test_an_argument_that_contradicts_the_settings_or_frame_raises(garden_bank,
+                                                                   hashing_embedder):
+    with Memory.open(garden_bank, embedder=hashing_embedder,
+                     defaults=SearchDefaults()) as memory:
+        settings = RetrievalSettings(k=4)
+        with pytest.raises(InputError, match=r"k=3 but settings\.k=4"):
+            memory.search(GARDEN_QUESTION, k=3, settings=settings)
+        with pytest.raises(InputError, match=r"mode='baseline' but settings\.mode='ramem'"):
+            memory.search(GARDEN_QUESTION, mode="baseline", settings=settings)
+        with pytest.raises(InputError, match=r"dense_index='exact' but settings\.dense_index"):
+            memory.search(GARDEN_QUESTION, dense_index="exact", settings=settings)
+        with pytest.raises(InputError, match=r"exclude_turns=True but settings\.exclude_turns"):
+            memory.search(GARDEN_QUESTION, exclude_turns=True, settings=settings)
+        frame = memory.frame(GARDEN_QUESTION, as_of="2024-05-01", buffer_days=2)
+        with pytest.raises(InputError, match=r"buffer_days=5 but frame\.buffer_days=2"):
+            memory.search(GARDEN_QUESTION, buffer_days=5, frame=frame)
+        with pytest.raises(InputError, match=r"as_of='2024-04-20T00:00:00\+00:00' but "
+                                             r"frame\.as_of='2024-05-01T00:00:00\+00:00'"):
+            memory.search(GARDEN_QUESTION, as_of="2024-04-20", frame=frame)
+        agreeing = memory.search(GARDEN_QUESTION, k=4, as_of="2024-05-01", buffer_days=2,
+                                 settings=settings, frame=frame)
+        assert len(agreeing.results) == 4
 
 
 def test_forget_removes_a_memory_from_search(tmp_path, hashing_embedder, chat_file):

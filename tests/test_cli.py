@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from datetime import datetime
@@ -18,7 +19,7 @@ from pathlib import Path
 import apsw
 import pytest
 from click.testing import CliRunner, Result
-from samples import JSONL_TURNS
+from samples import GARDEN_TURNS, JSONL_TURNS
 
 from ramem_local.cli import cli
 
@@ -539,6 +540,22 @@ def test_config_k_mode_and_buffer_days_drive_search(bank, jsonl_file, tmp_path, 
     assert len(as_json(ramem("--db", bank, "ask", *question))["evidence"]) == 2
     ok(ramem("config", "set", "mode", "baseline"))
     assert as_json(ramem("--db", bank, "search", *question))["trace"]["mode"] == "baseline"
+
+
+def test_config_k_sets_how_many_memories_search_prints_and_a_flag_wins(bank, tmp_path):
+    garden = tmp_path / "garden.jsonl"
+    garden.write_text("\n".join(json.dumps(t) for t in GARDEN_TURNS), encoding="utf-8")
+    ingest_json(bank, garden)
+    question = "What did I do in the garden?"
+
+    def ranked(*args: str) -> list[str]:
+        text = ok(ramem("--db", bank, "search", question, *args)).stdout
+        return re.findall(r"^ *\d+\. \[\d+\] ", text, flags=re.MULTILINE)
+
+    assert len(ranked()) == 10
+    ok(ramem("config", "set", "k", "3"))
+    assert len(ranked()) == 3
+    assert len(ranked("--k", "5")) == 5
 
 
 @pytest.mark.real_model

@@ -8,6 +8,7 @@ gets wrong comes back as a tool error with a readable line.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,11 @@ import anyio
 import pytest
 
 mcp = pytest.importorskip("mcp")
+from click.testing import CliRunner  # noqa: E402
 from mcp import Client, StdioServerParameters  # noqa: E402
+from samples import GARDEN_TURNS  # noqa: E402
+
+from ramem_local.cli import cli  # noqa: E402
 
 CLI_SCRIPT = Path(__file__).resolve().parents[1] / "cli.py"
 TOOLS = {"remember", "recall", "ask", "timeline", "forget"}
@@ -44,8 +49,11 @@ def error_text(result: Any) -> str:
 
 
 def server(bank: Path, *args: str) -> StdioServerParameters:
+    """The server as an assistant starts it, reading the test's config file (RAMEM_CONFIG,
+    not the developer's: the SDK passes on only a few variables of its own choosing)."""
     return StdioServerParameters(command=sys.executable,
-                                 args=[str(CLI_SCRIPT), "--db", str(bank), *args, "mcp"])
+                                 args=[str(CLI_SCRIPT), "--db", str(bank), *args, "mcp"],
+                                 env={"RAMEM_CONFIG": os.environ["RAMEM_CONFIG"]})
 
 
 @pytest.mark.real_model
@@ -111,13 +119,33 @@ def test_an_assistant_remembers_recalls_and_forgets_through_mcp(tmp_path, minilm
     assert seen["hike"]["id"] not in [m["id"] for m in seen["after"]["memories"]]
 
 
+def test_recall_without_k_returns_the_config_k(tmp_path):
+    """`ramem config set k 3`: recall returns 3 memories unless the assistant gives a k."""
+    bank = tmp_path / "bank.db"
+    garden = tmp_path / "garden.jsonl"
+    garden.write_text("\n".join(json.dumps(t) for t in GARDEN_TURNS), encoding="utf-8")
+    for args in (["--db", str(bank), "ingest", str(garden)], ["config", "set", "k", "3"]):
+        done = CliRunner().invoke(cli, args)
+        assert done.exit_code == 0, done.output
+    question = {"question": "What did I do in the garden?"}
+    seen: dict[str, Any] = {}
+
+    async def session() -> None:
+        async with Client(server(bank), read_timeout_seconds=60) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            seen["k_schema"] = tools["recall"].input_schema["properties"]["k"]
+            seen["default"] = payload(await client.call_tool("recall", question))
+            seen["given"] = payload(await client.call_tool("recall", {**question, "k": 5}))
+
+    anyio.run(session)
+    assert seen["k_schema"].get("default") is None, "the default is the config's, not fixed"
+    assert len(seen["default"]["memories"]) == 3
+    assert len(seen["given"]["memories"]) == 5
+
+
 def test_the_server_speaks_only_protocol_on_stdout_and_logs_on_stderr(tmp_path):
     """Without an embedder (BM25 only) the bank's note goes to stderr; the client, which
     reads stdout as JSON-RPC, still gets through the handshake and a call."""
-    from click.testing import CliRunner
-
-    from ramem_local.cli import cli
-
     bank = tmp_path / "bank.db"
     added = CliRunner().invoke(cli, ["--db", str(bank), "add", "Planted tomatoes",
                                      "--at", "2024-05-01"])

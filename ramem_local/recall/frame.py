@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, tzinfo
 
 from ..text import content_words, named_persons
-from ..types import RecallFrame, TimeCue, TimeRange
+from ..types import RecallFrame, SearchDefaults, TimeCue, TimeRange
 from .question_kinds import (
     OPEN_RELATIONS,
     asks_how_many,
@@ -24,7 +24,7 @@ from .question_kinds import (
 )
 from .timecues import detect_cues, is_recent_cue, question_range, recent_window
 
-DEFAULT_BUFFER_DAYS = 5.0
+DEFAULT_BUFFER_DAYS = SearchDefaults.buffer_days
 # "recently" / "lately" / "these days" as a preference for the last N days before the
 # reference time: 0 (off) by default — on LoCoMo dev it raised triggered D@1 from 0.205 to
 # 0.265 at equal R@10 (README): there "recently" is relative to a past session, not to now.
