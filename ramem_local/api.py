@@ -646,7 +646,7 @@ def _record_embedder(store: Store, requested: object, loaded: Embedder) -> None:
     if folder is not None:
         store.set_meta("embedder_folder", str(folder))
     else:
-        store.db.execute("DELETE FROM meta WHERE key = 'embedder_folder'")
+        store.delete_meta("embedder_folder")
 
 
 def _load_recorded_embedder(store: Store, models_dir: str | Path | None,

@@ -445,6 +445,19 @@ def test_a_bank_reloads_the_folder_its_embedder_object_came_from(tmp_path, minil
         assert str(folder) in memory.warnings[0] and "BM25 only" in memory.warnings[0]
 
 
+@pytest.mark.real_model
+def test_reindex_with_an_embedder_object_forgets_the_previous_embedder_folder(
+        tmp_path, minilm_dir, hashing_embedder):
+    """The next open must not try the folder of an embedder the bank no longer uses."""
+    bank = tmp_path / "bank.db"
+    with Memory.open(bank, embedder=minilm_dir, models_dir=tmp_path / "models") as memory:
+        memory.add("Planted tomatoes on the balcony", at="2024-05-04 09:00")
+        assert memory.store.get_meta("embedder_folder") is not None
+        assert memory.reindex(hashing_embedder) == 1
+        assert memory.store.get_meta("embedder_folder") is None
+        assert memory.store.get_meta("embedder_source") == hashing_embedder.name
+
+
 def test_an_embedder_that_cannot_be_reloaded_is_a_warning(tmp_path, hashing_embedder):
     bank = tmp_path / "bank.db"
     with Memory.open(bank, embedder=hashing_embedder) as memory:
