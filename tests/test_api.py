@@ -13,7 +13,7 @@ import pytest
 from fakes import ScriptedLLM
 from samples import JSONL_TURNS
 
-from ramem_local import Memory
+from ramem_local import Memory, ModelError
 from ramem_local.store import StoreError
 
 
@@ -365,6 +365,27 @@ def test_reindex_moves_a_bank_to_another_embedder(tmp_path, hashing_embedder):
         assert memory.search("park run", k=1).results[0].memory.content.endswith("park")
     with Memory.open(path, embedder=embedder_class(dimension=16)) as memory:
         assert memory.stats()["embedder"]["dimension"] == 16
+
+
+def test_reindex_without_any_embedder_is_a_model_error_that_changes_nothing(tmp_path):
+    with Memory.open(tmp_path / "bank.db") as memory:
+        memory.add("Ran a 10k in the park", at="2024-05-04")
+        with pytest.raises(ModelError, match="records none; pass one with --embedder"):
+            memory.reindex()
+        assert memory.stats()["memories"] == 1
+
+
+def test_reindex_when_the_recorded_embedder_is_not_loaded_names_it_and_keeps_the_vectors(
+        tmp_path, hashing_embedder):
+    path = tmp_path / "bank.db"
+    with Memory.open(path, embedder=hashing_embedder) as memory:
+        memory.add("Ran a 10k in the park", at="2024-05-04")
+    with Memory.open(path, models_dir=tmp_path / "models") as memory:
+        assert memory.embedder is None  # "hashing-test" is no model the bank can load
+        with pytest.raises(ModelError, match="hashing-test.*is not loaded.*--embedder"):
+            memory.reindex()
+        stats = memory.stats()
+        assert stats["vectors"] == 1 and stats["embedder"]["name"] == "hashing-test"
 
 
 # ------------------------------------------------------------------------------ the country
