@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from .answer import generate_answer
 from .config import load_settings
-from .errors import InputError, LLMError
+from .errors import InputError, LLMError, ModelError
 from .ingest.extract import PROMPT_VERSION
 from .ingest.formats import open_turns, write_jsonl
 from .ingest.imports import ImportReport, run_import
@@ -393,11 +393,16 @@ class Memory:
 
         ``embedder`` (a registry name, a model folder or an embedder object) becomes this
         bank's embedder; without it, this Memory's embedder re-embeds. The new embedder is
-        loaded before any vector is dropped, so a typo loses nothing.
+        loaded before any vector is dropped, so a typo loses nothing. With neither, it raises
+        ``ModelError`` and changes nothing.
         """
         loaded = _load_explicit_embedder(embedder, models_dir) or self.embedder
         if loaded is None:
-            raise StoreError("reindex needs an embedder (--embedder NAME|DIR)")
+            recorded = self.store.embedder_fingerprint()
+            which = (f"this bank's embedder ({recorded.describe()}) is not loaded" if recorded
+                     else "none was given and this bank records none")
+            raise ModelError(f"reindex needs an embedder: {which}; pass one with --embedder "
+                             "NAME|DIR (a registry name or a model folder)")
         self.store.drop_vectors()
         self.store.bind_embedder(loaded.fingerprint)
         if embedder is not None:
@@ -700,7 +705,7 @@ def _record_embedder(store: Store, requested: object, loaded: Embedder) -> None:
     if folder is not None:
         store.set_meta("embedder_folder", str(folder))
     else:
-        store.db.execute("DELETE FROM meta WHERE key = 'embedder_folder'")
+        store.delete_meta("embedder_folder")
 
 
 def _load_recorded_embedder(store: Store, models_dir: str | Path | None,

@@ -958,15 +958,14 @@ def doctor(context: Context) -> None:
 @cli.command()
 @pass_context
 def reindex(context: Context) -> None:
-    """Re-embed every memory with --embedder (after switching embedding models)."""
+    """Re-embed every memory with --embedder (after switching embedding models), or without
+    it with the bank's own embedder (to fill the vectors it lacks)."""
     settings = context.settings
-    if not settings.embedder:
-        raise InputError("reindex needs --embedder NAME|DIR")
     from .api import Memory
 
     with Memory.open(settings.bank_path(), models_dir=settings.models_dir,
                      create=False) as memory:
-        count = memory.reindex(settings.embedder, models_dir=settings.models_dir)
+        count = memory.reindex(settings.embedder or None, models_dir=settings.models_dir)
     click.echo(f"re-embedded {count} memories")
 
 

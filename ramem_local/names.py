@@ -410,14 +410,16 @@ def _reads_as_place_or_title(context: _Context, words: int) -> bool:
 
 # The longest name a question is searched for, in words ("George R. R. Martin").
 MAX_NAME_WORDS = 4
+# How many of a question's first words are searched for names.
+MAX_QUESTION_WORDS = 32
 
 
-def name_candidates(text: str, max_words: int = 32) -> list[str]:
+def name_candidates(text: str) -> list[str]:
     """What of ``text`` could be a name a memory holds: its runs of one to
     ``MAX_NAME_WORDS`` words (possessives dropped, lower case) that neither start nor end
-    with a stopword, from its first ``max_words`` words; each once, in order. Any case: a
-    question says "lena" as well as "Lena"."""
-    said = _plain_words(text)[:max_words]
+    with a stopword, from its first ``MAX_QUESTION_WORDS`` words; each once, in order. Any
+    case: a question says "lena" as well as "Lena"."""
+    said = _plain_words(text)[:MAX_QUESTION_WORDS]
     found: dict[str, None] = {}
     for start, first in enumerate(said):
         if first in STOPWORDS:

@@ -255,22 +255,22 @@ def _validate_object(data: dict, schema: dict, path: str) -> list[str]:
 
 _WORD_RUN = re.compile(r"\b(\w+)\b(?:\W{1,4}\1\b){9,}")  # one word 10+ times in a row
 _CHAR_RUN = re.compile(r"(.)\1{31,}", re.DOTALL)  # one character 32+ times in a row
+# A looping tail: this many copies of one unit of _SHORTEST_UNIT.._LONGEST_UNIT characters.
+_TAIL_REPEATS, _SHORTEST_UNIT, _LONGEST_UNIT = 6, 8, 200
 
 
-def looks_degenerate(
-    text: str, *, min_unit: int = 8, repeats: int = 6, max_unit: int = 200
-) -> bool:
+def looks_degenerate(text: str) -> bool:
     """True when generation looks stuck in a loop.
 
-    Either the text *ends* in ``repeats`` or more copies of one unit of ``min_unit``..``max_unit``
+    Either the text *ends* in 6 or more copies of one unit of 8..200
     characters (checked as periodicity of the tail, so a unit cut mid-way still counts and
     shorter units are caught through their multiples), or one word / one character repeats
     back to back (10 words, 32 characters) anywhere.
     """
     if _WORD_RUN.search(text) or _CHAR_RUN.search(text):
         return True
-    for unit in range(min_unit, min(max_unit, len(text) // repeats) + 1):
-        tail = text[-unit * repeats :]
+    for unit in range(_SHORTEST_UNIT, min(_LONGEST_UNIT, len(text) // _TAIL_REPEATS) + 1):
+        tail = text[-unit * _TAIL_REPEATS :]
         if tail[unit:] == tail[:-unit]:
             return True
     return False

@@ -13,7 +13,7 @@ import pytest
 from fakes import ScriptedLLM
 from samples import GARDEN_TURNS, JSONL_TURNS
 
-from ramem_local import InputError, Memory, RetrievalSettings, SearchDefaults
+from ramem_local import InputError, Memory, ModelError, RetrievalSettings, SearchDefaults
 from ramem_local.config import ConfigError, set_config_value
 from ramem_local.store import StoreError
 
@@ -448,6 +448,27 @@ def test_reindex_moves_a_bank_to_another_embedder(tmp_path, hashing_embedder):
         assert memory.stats()["embedder"]["dimension"] == 16
 
 
+def test_reindex_without_any_embedder_is_a_model_error_that_changes_nothing(tmp_path):
+    with Memory.open(tmp_path / "bank.db") as memory:
+        memory.add("Ran a 10k in the park", at="2024-05-04")
+        with pytest.raises(ModelError, match="records none; pass one with --embedder"):
+            memory.reindex()
+        assert memory.stats()["memories"] == 1
+
+
+def test_reindex_when_the_recorded_embedder_is_not_loaded_names_it_and_keeps_the_vectors(
+        tmp_path, hashing_embedder):
+    path = tmp_path / "bank.db"
+    with Memory.open(path, embedder=hashing_embedder) as memory:
+        memory.add("Ran a 10k in the park", at="2024-05-04")
+    with Memory.open(path, models_dir=tmp_path / "models") as memory:
+        assert memory.embedder is None  # "hashing-test" is no model the bank can load
+        with pytest.raises(ModelError, match="hashing-test.*is not loaded.*--embedder"):
+            memory.reindex()
+        stats = memory.stats()
+        assert stats["vectors"] == 1 and stats["embedder"]["name"] == "hashing-test"
+
+
 # ------------------------------------------------------------------------------ the country
 
 
@@ -524,6 +545,19 @@ def test_a_bank_reloads_the_folder_its_embedder_object_came_from(tmp_path, minil
         assert len(memory.warnings) == 1
         assert "could not be loaded" in memory.warnings[0]
         assert str(folder) in memory.warnings[0] and "BM25 only" in memory.warnings[0]
+
+
+@pytest.mark.real_model
+def test_reindex_with_an_embedder_object_forgets_the_previous_embedder_folder(
+        tmp_path, minilm_dir, hashing_embedder):
+    """The next open must not try the folder of an embedder the bank no longer uses."""
+    bank = tmp_path / "bank.db"
+    with Memory.open(bank, embedder=minilm_dir, models_dir=tmp_path / "models") as memory:
+        memory.add("Planted tomatoes on the balcony", at="2024-05-04 09:00")
+        assert memory.store.get_meta("embedder_folder") is not None
+        assert memory.reindex(hashing_embedder) == 1
+        assert memory.store.get_meta("embedder_folder") is None
+        assert memory.store.get_meta("embedder_source") == hashing_embedder.name
 
 
 def test_an_embedder_that_cannot_be_reloaded_is_a_warning(tmp_path, hashing_embedder):

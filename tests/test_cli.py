@@ -456,6 +456,16 @@ def test_reindex_embeds_a_bm25_only_bank_and_later_opens_use_it(bank, jsonl_file
     assert after["embedder"]["dimension"] == 384
 
 
+@pytest.mark.real_model
+def test_reindex_without_the_flag_re_embeds_with_the_banks_own_embedder(bank, jsonl_file,
+                                                                         minilm_dir):
+    ingest_json(bank, jsonl_file, "--embedder", minilm_dir)
+    memories = stats_of(bank)["memories"]
+    result = ok(ramem("--db", bank, "reindex"))
+    assert f"re-embedded {memories} memories" in result.stdout
+    assert stats_of(bank)["vectors"] == memories
+
+
 def test_reindex_without_an_embedder_is_one_error_line(bank, jsonl_file):
     ingest_json(bank, jsonl_file)
     assert "--embedder" in error_line(ramem("--db", bank, "reindex"))

@@ -130,6 +130,22 @@ def test_missing_bank_is_not_created_when_reading(tmp_path):
     assert not (tmp_path / "absent.db").exists()
 
 
+def test_a_deleted_meta_key_reads_as_absent(tmp_path):
+    store = make_bank(tmp_path, vectors=False)
+    store.set_meta("embedder_folder", "/models/minilm")
+    store.delete_meta("embedder_folder")
+    assert store.get_meta("embedder_folder") is None
+    store.delete_meta("embedder_folder")  # deleting an absent key changes nothing
+    assert store.get_meta("marker") == "ramem-bank"
+
+
+def test_dropping_the_vectors_forgets_the_embedder(tmp_path):
+    store = make_bank(tmp_path)
+    store.drop_vectors()
+    assert store.embedder_fingerprint() is None and not store.has_vectors()
+    store.bind_embedder(EmbedderFingerprint("other", DIM * 2, "b" * 64))  # no refusal now
+
+
 def test_other_embedder_or_dimension_is_refused(tmp_path):
     store = make_bank(tmp_path)
     with pytest.raises(StoreError, match="reindex"):

@@ -234,6 +234,10 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             (key, value),
         )
 
+    def delete_meta(self, key: str) -> None:
+        """Remove ``key`` from the bank's meta (nothing when it is not there)."""
+        self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
+
     @property
     def schema_version(self) -> int:
         return len(applied_migrations(self.db))
@@ -269,7 +273,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             self.db.execute("DROP TABLE IF EXISTS memories_float")
             self.db.execute("DROP TABLE IF EXISTS memories_int8")
             self.db.execute("DELETE FROM vector_sum")
-            self.db.execute("DELETE FROM meta WHERE key = 'embedder'")
+            self.delete_meta("embedder")
             self._vectors_changed()
 
     def _create_vector_table(self, dimension: int) -> None:

@@ -28,7 +28,7 @@ import apsw
 import numpy as np
 
 from ..types import TimeRange
-from .schema import unit_rows
+from .vectors import unit_rows
 
 # Codes are stored offset by 128 (uint8): onnxruntime's uint8 × int8 product is its fast one,
 # and the offset is taken back exactly by the product's zero point.

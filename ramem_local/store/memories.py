@@ -219,7 +219,7 @@ class MemoryTables:
             return
         import numpy as np
 
-        from .schema import unit_rows
+        from .vectors import unit_rows
 
         units = unit_rows(vectors)
         row = self.db.execute("SELECT count, total FROM vector_sum WHERE id = 1").fetchone()

@@ -424,6 +424,8 @@ def m008_vector_sum(db: apsw.Connection) -> None:
         return
     import numpy as np
 
+    from .vectors import unit_rows
+
     count, total = 0, None
     cursor = db.execute("SELECT embedding FROM memories_float")
     while batch := list(itertools.islice(cursor, 4096)):
@@ -500,15 +502,6 @@ def _merged(stored: str, names: Sequence[str]) -> str:
     for name in names:
         persons.setdefault(name.casefold(), name)
     return "; ".join(persons.values())
-
-
-def unit_rows(vectors):
-    """Each row scaled to length 1, in float64 (a zero row stays zero)."""
-    import numpy as np
-
-    rows = np.atleast_2d(np.asarray(vectors, dtype=np.float64))
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
 
 
 def _table_exists(db: apsw.Connection, name: str) -> bool:
