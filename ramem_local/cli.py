@@ -1141,7 +1141,7 @@ def models_import(context: Context, path: Path, as_name: str | None) -> None:
     1_Pooling/config.json / modules.json for pooling and normalisation). Such a folder is
     converted to ONNX here, without torch, and checked against a numpy forward pass.
     """
-    from .runtime.download import import_model
+    from .runtime.install import import_model
     from .runtime.registry import resolve_models_dir
 
     directory = resolve_models_dir(context.settings.models_dir, None)

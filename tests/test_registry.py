@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ramem_local.runtime.download import import_model
+from ramem_local.runtime.install import import_model
 from ramem_local.runtime.registry import (
     ModelError,
     installed_models,
