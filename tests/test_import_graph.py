@@ -65,6 +65,14 @@ def test_the_runtime_modules_import_one_another_without_a_circle():
     assert cycles(graph) == []
 
 
+def test_no_runtime_module_imports_the_models_facade():
+    """The facade is a front over the runtimes; a runtime importing it would close a circle."""
+    graph = import_graph(PACKAGE_ROOT, "ramem_local")
+    assert "ramem_local.runtime.registry" in graph["ramem_local.models"]
+    assert [name for name, imported in graph.items()
+            if name.startswith("ramem_local.runtime") and "ramem_local.models" in imported] == []
+
+
 def test_a_circle_through_a_late_import_is_found(tmp_path):
     package = tmp_path / "pkg"
     (package / "sub").mkdir(parents=True)

@@ -41,6 +41,7 @@ from .registry import (
 Progress = Callable[[str, int, int | None], None]
 """``progress(file name, bytes done, total bytes or None)``."""
 
+HUB_URL = "https://huggingface.co"
 USER_AGENT = "ramem-local/0.1 (+model pull)"
 CHUNK = 1 << 20
 TIMEOUT_S = 60.0
@@ -77,7 +78,7 @@ def pull(
     entry: ModelEntry,
     models_dir: Path,
     *,
-    base_url: str = "https://huggingface.co",
+    base_url: str = HUB_URL,
     progress: Progress | None = None,
     retries: int = 2,
 ) -> Path:
