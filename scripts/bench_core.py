@@ -28,7 +28,7 @@ from pathlib import Path
 from ramem_local import Memory, SearchDefaults
 from ramem_local.eval.locomo import load_questions
 from ramem_local.ingest.pipeline import DEFAULT_BATCH
-from ramem_local.runtime.loading import open_embedder
+from ramem_local.models import open_embedder
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -20,8 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ramem_local.ingest.formats import read_conversations
-from ramem_local.runtime.loading import open_embedder
-from ramem_local.runtime.registry import resolve_models_dir
+from ramem_local.models import open_embedder
 
 
 def main() -> int:
@@ -34,10 +33,9 @@ def main() -> int:
     args = parser.parse_args()
 
     texts = [turn.text for c in read_conversations(args.file) for turn in c.turns]
-    models_dir = resolve_models_dir(args.models_dir, None)
     vectors, seconds = [], []
     for name in (args.reference, args.candidate):
-        embedder = open_embedder(name, models_dir)
+        embedder = open_embedder(name, args.models_dir)
         start = time.perf_counter()
         vectors.append(embedder.embed_documents(texts).astype(np.float64))
         seconds.append(time.perf_counter() - start)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -116,3 +117,29 @@ def smollm():
 
     # One thread: on a 2-core machine that runs other work, two threads slowed calls 2-10x.
     return LlamaRuntime(smollm_path(), n_ctx=2048, n_threads=1)
+
+
+class NetworkBlocked(AssertionError):
+    """A test tried to use the network."""
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Socket creation and name lookups raise NetworkBlocked for the test; the returned list
+    records every attempt."""
+    attempts: list[str] = []
+
+    def refuse(name: str):
+        def blocked(*args, **kwargs):
+            attempts.append(f"{name}{args[:2]}")
+            raise NetworkBlocked(f"network use in a test: {name}{args[:2]}")
+        return blocked
+
+    class BlockedSocket(socket.socket):
+        def __init__(self, *args, **kwargs):
+            refuse("socket.socket")(*args, **kwargs)
+
+    monkeypatch.setattr(socket, "socket", BlockedSocket)
+    for name in ("create_connection", "getaddrinfo", "gethostbyname", "socketpair"):
+        monkeypatch.setattr(socket, name, refuse(f"socket.{name}"))
+    return attempts

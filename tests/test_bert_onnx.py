@@ -419,7 +419,7 @@ def test_packaged_minilm_converts_to_the_reference_export(converted_minilm, mini
 
 @pytest.mark.real_model
 def test_packaged_weights_that_were_tampered_with_are_refused(tmp_path):
-    from ramem_local.runtime.packaged import check_reference_vectors
+    from ramem_local.runtime.install import check_reference_vectors
 
     source = _unzip(packaged_minilm_zip(), tmp_path / "unzipped")
     config = BertConfig.from_file(source / "config.json")

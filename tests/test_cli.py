@@ -625,3 +625,41 @@ def test_add_says_when_the_banks_embedder_cannot_be_loaded(bank, tmp_path):
     assert result.stderr.count("could not be loaded") == 1, result.stderr
     result = ok(ramem("--db", bank, "search", "basil"))
     assert result.stderr.count("could not be loaded") == 1, "said once, not twice"
+
+
+# ------------------------------------------------------------------------------------ models
+
+
+def test_models_import_path_list_and_verify_round_trip(tmp_path):
+    gguf = tmp_path / "downloads" / "notes-7b.gguf"
+    gguf.parent.mkdir()
+    gguf.write_bytes(b"GGUF" + bytes(range(256)) * 8)
+    folder = tmp_path / "models"  # RAMEM_MODELS_DIR (isolated_settings)
+    installed = folder / "notes-llm" / gguf.name
+
+    assert ok(ramem("models", "import", gguf, "--as", "notes-llm")).stdout == (
+        f"imported notes-llm: {installed}\n")
+    assert ok(ramem("models", "path")).stdout == f"{folder}\n"
+    assert ok(ramem("models", "path", "notes-llm")).stdout == f"{installed}\n"
+    listed = as_json(ramem("models", "list", "--json"))
+    assert listed["models_dir"] == str(folder)
+    assert {"name": "notes-llm", "kind": "llm", "installed": True, "path": str(installed),
+            "license": None, "description": "imported"} in listed["models"]
+    assert ok(ramem("models", "verify")).stdout == "ok  notes-llm: notes-llm/notes-7b.gguf: ok\n"
+
+    installed.unlink()
+    failed = ramem("models", "verify")
+    assert failed.stdout == "BAD notes-llm: notes-llm/notes-7b.gguf: missing\n"
+    assert error_line(failed) == "error: 1 model file(s) failed verification"
+
+
+def test_the_models_dir_flag_beats_the_environment(tmp_path):
+    assert ok(ramem("--models-dir", tmp_path / "flag", "models", "path")).stdout == (
+        f"{tmp_path / 'flag'}\n")
+
+
+@pytest.mark.parametrize("command", ["pull", "install", "path"])
+def test_models_commands_on_an_unknown_name_are_one_error_line(command, tmp_path):
+    line = error_line(ramem("models", command, "gpt-9"))
+    assert line.startswith("error: unknown model 'gpt-9'; ")
+    assert not (tmp_path / "models").exists()

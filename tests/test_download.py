@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from ramem_local import models
 from ramem_local.runtime.download import file_url, git_blob_sha1, pull
 from ramem_local.runtime.registry import (
     ModelEntry,
@@ -289,6 +290,24 @@ def test_embedder_pull_fetches_its_folder_and_skips_absent_optional_files(hub, t
     assert sorted(p.name for p in folder.iterdir()) == ["model.onnx", "tokenizer.json"]
     assert (folder / "model.onnx").read_bytes() == onnx
     assert all(ok for _, ok, _ in verify_models(tmp_path))
+
+
+def test_the_models_facade_pulls_a_registry_model_by_name(hub, tmp_path):
+    entry = load_registry()["qwen3-1.7b-q4_k_m"]
+    body = os.urandom(FILE_SIZE)
+    hub.files[f"/{entry.source['repo']}/resolve/main/{entry.source['file']}"] = body
+    seen: list[int] = []
+
+    pulled = models.pull(entry.name, tmp_path, base_url=hub.base_url,
+                         progress=lambda file, done, total: seen.append(done))
+
+    assert pulled == models.InstalledModel(entry.name, "llm",
+                                           tmp_path / entry.name / entry.source["file"])
+    assert pulled.path.read_bytes() == body
+    assert seen[-1] == FILE_SIZE
+    assert models.model_path(entry.name, tmp_path) == pulled.path
+    assert models.verify(tmp_path) == [models.FileCheck(
+        entry.name, True, f"{entry.name}/{entry.source['file']}: ok")]
 
 
 def test_git_blob_sha1_matches_git(tmp_path):

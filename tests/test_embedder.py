@@ -512,6 +512,23 @@ def test_spec_errors(tmp_path: Path) -> None:
         spec_from_folder(tmp_path)
 
 
+@pytest.mark.parametrize(("file", "content", "reason"), [
+    ("pooling_config.json", "{not json", "Expecting property name"),
+    ("modules.json", "[" * 100_000, "nested too deeply"),
+    ("config.json", b"\xff\xfe{}", "codec can't decode"),
+])
+def test_an_unreadable_json_file_in_the_folder_is_one_line_error(
+        tmp_path: Path, file: str, content: str | bytes, reason: str) -> None:
+    folder = _fake_folder(tmp_path)
+    if isinstance(content, bytes):
+        (folder / file).write_bytes(content)
+    else:
+        (folder / file).write_text(content)
+    with pytest.raises(EmbedderError, match=f"cannot read {folder / file}: .*{reason}") as info:
+        spec_from_folder(folder)
+    assert "\n" not in str(info.value)
+
+
 def test_corrupt_model_is_one_line_error(tmp_path: Path) -> None:
     folder = _fake_folder(tmp_path)
     with pytest.raises(EmbedderError, match="cannot load ONNX model") as info:

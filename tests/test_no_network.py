@@ -11,34 +11,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import real_embedder_dir
+from conftest import NetworkBlocked, real_embedder_dir
 from samples import JSONL_TURNS
 
 from ramem_local.cli import cli
-
-
-class NetworkBlocked(AssertionError):
-    pass
-
-
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    attempts: list[str] = []
-
-    def refuse(name: str):
-        def blocked(*args, **kwargs):
-            attempts.append(f"{name}{args[:2]}")
-            raise NetworkBlocked(f"network use in a test: {name}{args[:2]}")
-        return blocked
-
-    class BlockedSocket(socket.socket):
-        def __init__(self, *args, **kwargs):
-            refuse("socket.socket")(*args, **kwargs)
-
-    monkeypatch.setattr(socket, "socket", BlockedSocket)
-    for name in ("create_connection", "getaddrinfo", "gethostbyname", "socketpair"):
-        monkeypatch.setattr(socket, name, refuse(f"socket.{name}"))
-    return attempts
 
 
 def test_the_block_works(no_network):

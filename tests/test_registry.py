@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ramem_local.runtime.download import import_model
+from ramem_local.runtime.install import import_model
 from ramem_local.runtime.registry import (
     ModelError,
     installed_models,
@@ -205,3 +205,23 @@ def test_verify_reports_a_missing_file(fake_gguf, tmp_path):
     _, path = import_model(fake_gguf, models)
     path.unlink()
     assert verify_models(models) == [(SMOL, False, f"{SMOL}/{SMOL_FILE}: missing")]
+
+
+def test_a_corrupt_ledger_is_one_model_error_line_naming_the_file(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    (models / "installed.json").write_text('{"models": {', encoding="utf-8")
+
+    with pytest.raises(ModelError) as err:
+        verify_models(models)
+
+    message = str(err.value)
+    assert message.startswith(f"cannot read {models / 'installed.json'}: ")
+    assert message.endswith("; fix or delete it")
+    assert "\n" not in message
+
+
+def test_a_ledger_that_is_not_an_object_is_refused(tmp_path):
+    (tmp_path / "installed.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(ModelError, match="does not hold a JSON object; fix or delete it"):
+        read_ledger(tmp_path)

@@ -13,7 +13,6 @@ exports, so :class:`~ramem_local.runtime.embedder.OnnxEmbedder` pools it as it p
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .jsonfile import read_json
 from .registry import ModelError
 
 SUPPORTED_MODEL_TYPES = ("bert",)
@@ -77,10 +77,7 @@ class BertConfig:
 
     @classmethod
     def from_file(cls, path: Path) -> BertConfig:
-        try:
-            config = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise ModelError(f"cannot read {path}: {exc}") from None
+        config = read_json(path)
         if not isinstance(config, dict):
             raise ModelError(f"{path} does not hold a JSON object")
         return cls.from_dict(config, path)

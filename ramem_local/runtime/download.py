@@ -1,5 +1,5 @@
-"""Installing model files: ``pull`` from the Hugging Face hub, ``import_model`` from disk
-(a safetensors BERT-family folder is converted to ONNX on the way, see :mod:`.bert_onnx`).
+"""Downloading model files: ``pull`` from the Hugging Face hub (files already on this machine
+are installed by :mod:`.install`).
 
 This is the only module that touches the network, and only when the user runs
 ``ramem models pull``. Every file is verified before it gets its final name:
@@ -27,15 +27,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urljoin
 
-from .bert_onnx import convert_folder, is_convertible_folder
 from .registry import (
     EMBEDDER,
-    EMBEDDER_MODEL_FILE,
-    EMBEDDER_TOKENIZER_FILE,
     LLM,
     ModelEntry,
     ModelError,
-    load_registry,
     model_path,
     read_ledger,
     record_install,
@@ -45,6 +41,7 @@ from .registry import (
 Progress = Callable[[str, int, int | None], None]
 """``progress(file name, bytes done, total bytes or None)``."""
 
+HUB_URL = "https://huggingface.co"
 USER_AGENT = "ramem-local/0.1 (+model pull)"
 CHUNK = 1 << 20
 TIMEOUT_S = 60.0
@@ -81,7 +78,7 @@ def pull(
     entry: ModelEntry,
     models_dir: Path,
     *,
-    base_url: str = "https://huggingface.co",
+    base_url: str = HUB_URL,
     progress: Progress | None = None,
     retries: int = 2,
 ) -> Path:
@@ -364,114 +361,3 @@ def git_blob_sha1(path: Path) -> str:
         while chunk := fh.read(CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-# --------------------------------------------------------------------------- import
-
-
-def import_model(
-    path: str | os.PathLike[str], models_dir: Path, as_name: str | None = None
-) -> tuple[str, Path]:
-    """Install a file (GGUF) or folder (ONNX embedder) copied by hand; return (name, path).
-
-    The name defaults to the registry entry whose source file has the same basename (or whose
-    name equals the folder's, case-insensitively), else the file stem. Files are hard-linked
-    when possible (same filesystem, no extra space), else copied; then hashed and recorded.
-    """
-    source = Path(path).expanduser()
-    if not source.exists():
-        raise ModelError(f"{source} does not exist")
-    models_dir = Path(models_dir)
-    name = as_name or _default_name(source)
-    entry = load_registry().get(name)
-    kind = EMBEDDER if source.is_dir() else LLM
-    if entry is not None and entry.kind != kind:
-        raise ModelError(
-            f"{name} is an {entry.kind}: import "
-            + (
-                "a folder holding model.onnx and tokenizer.json"
-                if entry.kind == EMBEDDER
-                else "its .gguf file"
-            )
-        )
-    if kind == EMBEDDER:
-        return name, _import_folder(source, models_dir, name)
-    return name, _import_file(source, models_dir, name, entry)
-
-
-def _default_name(source: Path) -> str:
-    for entry in load_registry().values():
-        file = entry.source.get("file")
-        if source.is_file() and file and Path(file).name == source.name:
-            return entry.name
-        if source.is_dir() and entry.name == source.name.lower():
-            return entry.name
-    return source.stem if source.is_file() else source.name
-
-
-def _import_file(source: Path, models_dir: Path, name: str, entry: ModelEntry | None) -> Path:
-    target = model_path(entry, models_dir) if entry else models_dir / name / source.name
-    _place(source, target)
-    record_install(
-        models_dir,
-        name,
-        LLM,
-        [(target, sha256_file(target), target.stat().st_size)],
-        source=f"import:{source.resolve()}",
-    )
-    return target
-
-
-def _import_folder(source: Path, models_dir: Path, name: str) -> Path:
-    if not (source / EMBEDDER_MODEL_FILE).is_file() and is_convertible_folder(source):
-        return _convert_folder(source, models_dir, name)
-    missing = [
-        f for f in (EMBEDDER_MODEL_FILE, EMBEDDER_TOKENIZER_FILE) if not (source / f).is_file()
-    ]
-    if missing:
-        raise ModelError(
-            f"{source} is not an embedder folder: missing {', '.join(missing)} (give a folder "
-            "with model.onnx + tokenizer.json, or a sentence-transformers / Hugging Face folder "
-            "of a BERT-family encoder: config.json, model.safetensors, tokenizer.json)"
-        )
-    target_dir = models_dir / name
-    records = []
-    for file in sorted(p for p in source.rglob("*") if p.is_file()):
-        target = target_dir / file.relative_to(source)
-        _place(file, target)
-        records.append((target, sha256_file(target), target.stat().st_size))
-    record_install(models_dir, name, EMBEDDER, records, source=f"import:{source.resolve()}")
-    return target_dir
-
-
-def _convert_folder(source: Path, models_dir: Path, name: str) -> Path:
-    """A safetensors BERT-family folder: build its ONNX graph (no torch), verify, record.
-
-    Imported under a registry name that pins reference vectors, it must reproduce them too."""
-    from .packaged import check_reference_vectors
-
-    entry = load_registry().get(name)
-    check = None
-    if entry is not None and entry.raw.get("reference_vectors"):
-        def check(folder: Path) -> float:
-            return check_reference_vectors(entry, folder)
-    report = convert_folder(source, models_dir / name, check=check)
-    files = sorted(p for p in report.target.rglob("*") if p.is_file())
-    record_install(models_dir, name, EMBEDDER,
-                   [(p, sha256_file(p), p.stat().st_size) for p in files],
-                   source=f"convert:{source.resolve()} (weights sha256 {report.weights_sha256})")
-    return report.target
-
-
-def _place(source: Path, target: Path) -> None:
-    """Hard-link or copy ``source`` to ``target`` via a temporary name, then rename."""
-    if target.exists() and os.path.samefile(source, target):
-        return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".part")
-    tmp.unlink(missing_ok=True)
-    try:
-        os.link(source, tmp)
-    except OSError:
-        shutil.copyfile(source, tmp)
-    os.replace(tmp, target)

@@ -10,7 +10,6 @@ decide what is fed, never the model's name.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..types import EmbedderFingerprint
+from .jsonfile import read_json
 from .registry import ModelError, sha256_file
 
 POOLING_MODES = ("mean", "cls", "last_token")
@@ -68,10 +68,7 @@ def _read_json(path: Path) -> dict[str, Any] | None:
     """A JSON object from ``path``, or None when the file is absent; unreadable -> EmbedderError."""
     if not path.is_file():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise EmbedderError(f"cannot read {path}: {exc}") from None
+    data = read_json(path, error=EmbedderError)
     return data if isinstance(data, dict) else None
 
 
@@ -120,10 +117,7 @@ def _normalize_from_config(folder: Path) -> bool:
     path = folder / "modules.json"
     if not path.is_file():
         return True
-    try:
-        modules = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise EmbedderError(f"cannot read {path}: {exc}") from None
+    modules = read_json(path, error=EmbedderError)
     if not isinstance(modules, list):
         raise EmbedderError(f"{path} does not hold a list of modules")
     return any(isinstance(m, dict) and str(m.get("type", "")).endswith(".Normalize")

