@@ -6,10 +6,8 @@ import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-import apsw
-
 from ..types import DAY, ConversationSummary, Session, TimeRange, Turn
-from .base import now
+from .base import StorePart, now
 
 
 @dataclass(frozen=True)
@@ -19,10 +17,8 @@ class StoredTurn:
     is_new: bool
 
 
-class EpisodeTables:
+class EpisodeTables(StorePart):
     """The SQL of conversations, participants, sessions and turns (a part of ``Store``)."""
-
-    db: apsw.Connection
 
     # ---------------------------------------------------------- conversations
     def conversation_id(self, name: str) -> int | None:

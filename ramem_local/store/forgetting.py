@@ -15,9 +15,8 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-import apsw
-
 from ..names import name_words
+from .base import StorePart
 
 # A memory names a person when its '; '-joined ``persons`` holds the name (any case), or when
 # one of its source turns was said by them. Parameters: :person (not NULL).
@@ -86,10 +85,8 @@ def _ids(values: Iterable[int]) -> str:
     return json.dumps(sorted(set(values)))
 
 
-class Forgetting:
+class Forgetting(StorePart):
     """The SQL of forgetting and of the timeline (a part of ``Store``)."""
-
-    db: apsw.Connection
 
     # -------------------------------------------------------------- selection
     def person_known(self, name: str) -> bool:

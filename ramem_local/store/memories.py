@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from ..types import MemoryRecord, TimeRange
-from .base import StoreError, now
+from .base import StoreError, StorePart, now
 from .retrieval_sql import (
     NEIGHBOUR_WEIGHT,
     RankedRow,
@@ -76,10 +76,9 @@ RETURNING id
 """
 
 
-class MemoryTables:
+class MemoryTables(StorePart):
     """The SQL of memories, vectors, FTS and the retrieval statements (a part of ``Store``)."""
 
-    db: apsw.Connection
     _int8_matrix: Int8Matrix | None
 
     # --------------------------------------------------------------- memories
