@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import apsw
 
@@ -23,6 +23,16 @@ class StoreError(BankError):
 def now() -> int:
     """Unix seconds, for created_at / updated_at columns."""
     return int(time.time())
+
+
+def one_row(cursor: apsw.Cursor) -> Any:
+    """The row of a statement that always returns one: an aggregate (``count(*)``,
+    ``EXISTS``), a pragma, or a lookup of a row known to exist. apsw types ``fetchone()``
+    as maybe None; here no row is a bug, said as such."""
+    row = cursor.fetchone()
+    if row is None:
+        raise LookupError("a statement that always returns a row returned none")
+    return row
 
 
 class StorePart:

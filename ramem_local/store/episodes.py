@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..types import DAY, ConversationSummary, Session, TimeRange, Turn
-from .base import StorePart, now
+from .base import StorePart, now, one_row
 
 
 @dataclass(frozen=True)
@@ -169,10 +169,10 @@ class EpisodeTables(StorePart):
             if row is not None:
                 stored.append(StoredTurn(row[0], turn.external_id or key, True))
             else:
-                existing = self.db.execute(
+                existing = one_row(self.db.execute(
                     "SELECT id, external_id FROM turns WHERE conversation_id = ? AND turn_key = ?",
                     (conversation_id, key),
-                ).fetchone()
+                ))
                 stored.append(StoredTurn(existing[0], existing[1], False))
         return stored
 
@@ -191,9 +191,9 @@ class EpisodeTables(StorePart):
         return [t for t, k in zip(turns, keys, strict=True) if k not in stored]
 
     def session_span(self, session_id: int) -> tuple[int, int]:
-        row = self.db.execute(
+        row = one_row(self.db.execute(
             'SELECT start, "end" FROM sessions WHERE id = ?', (session_id,)
-        ).fetchone()
+        ))
         return row[0], row[1]
 
     def turn_memory_id(self, conversation: str, key: str) -> int | None:
@@ -232,7 +232,7 @@ class EpisodeTables(StorePart):
         return dict(rows)
 
     def turn_count(self) -> int:
-        return self.db.execute("SELECT count(*) FROM turns").fetchone()[0]
+        return one_row(self.db.execute("SELECT count(*) FROM turns"))[0]
 
 
     def conversation_turns(self, conversation_id: int) -> list[Turn]:

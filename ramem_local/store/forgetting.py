@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ..names import name_words
-from .base import StorePart
+from .base import StorePart, one_row
 
 # A memory names a person when its '; '-joined ``persons`` holds the name (any case), or when
 # one of its source turns was said by them. Parameters: :person (not NULL).
@@ -91,14 +91,14 @@ class Forgetting(StorePart):
     # -------------------------------------------------------------- selection
     def person_known(self, name: str) -> bool:
         """Whether any turn was said by ``name`` or any memory names them (any case)."""
-        row = self.db.execute(
+        row = one_row(self.db.execute(
             f"""
             SELECT EXISTS (SELECT 1 FROM turns WHERE lower(speaker) = lower(:person))
                 OR EXISTS (SELECT 1 FROM participants WHERE lower(name) = lower(:person))
                 OR EXISTS (SELECT 1 FROM memories AS m WHERE {_NAMES_PERSON})
             """,
             {"person": name},
-        ).fetchone()
+        ))
         return bool(row[0])
 
     def persons_named(self, conversation_id: int | None = None) -> list[str]:
@@ -356,7 +356,7 @@ class Forgetting(StorePart):
         when another connection kept it from completing."""
         if self.path == ":memory:":
             return True
-        busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        busy, _, _ = one_row(self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
         return busy == 0
 
     # --------------------------------------------------------------- timeline

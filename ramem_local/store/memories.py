@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from ..types import MemoryRecord, TimeRange
-from .base import StoreError, StorePart, now
+from .base import StoreError, StorePart, now, one_row
 from .retrieval_sql import (
     NEIGHBOUR_WEIGHT,
     RankedRow,
@@ -299,10 +299,10 @@ class MemoryTables(StorePart):
     def vector_count(self) -> int:
         if not self.has_vectors():
             return 0
-        return self.db.execute("SELECT count(*) FROM memories_vec").fetchone()[0]
+        return one_row(self.db.execute("SELECT count(*) FROM memories_vec"))[0]
 
     def memory_count(self) -> int:
-        return self.db.execute("SELECT count(*) FROM memories").fetchone()[0]
+        return one_row(self.db.execute("SELECT count(*) FROM memories"))[0]
 
     def get_memories(self, ids: Sequence[int]) -> dict[int, MemoryRecord]:
         if not ids:
@@ -382,7 +382,7 @@ class MemoryTables(StorePart):
 
     def fts_row_count(self) -> int:
         """Rows in the FTS index (for consistency checks: must equal the memory count)."""
-        return self.db.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
+        return one_row(self.db.execute("SELECT count(*) FROM memories_fts_docsize"))[0]
 
     def fts_integrity_ok(self) -> bool:
         try:
@@ -549,9 +549,9 @@ class MemoryTables(StorePart):
         counts = {}
         for term in terms:
             quoted = '"' + term.replace('"', '""') + '"'
-            counts[term] = self.db.execute(
+            counts[term] = one_row(self.db.execute(
                 "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
-                (lexical_query(quoted, 0.0),)).fetchone()[0]
+                (lexical_query(quoted, 0.0),)))[0]
         return counts
 
     def vectors_of(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
@@ -610,16 +610,16 @@ class MemoryTables(StorePart):
         The memory's session span is recomputed from all its turns (``[min start, max end]``
         of their sessions), in the vector table too. Returns how many turns were new.
         """
-        before = self.db.execute(
+        before = one_row(self.db.execute(
             "SELECT count(*) FROM memory_turns WHERE memory_id = ?", (memory_id,)
-        ).fetchone()[0]
+        ))[0]
         self.db.executemany(
             "INSERT OR IGNORE INTO memory_turns(memory_id, turn_id) VALUES (?, ?)",
             [(memory_id, t) for t in turn_ids],
         )
-        after = self.db.execute(
+        after = one_row(self.db.execute(
             "SELECT count(*) FROM memory_turns WHERE memory_id = ?", (memory_id,)
-        ).fetchone()[0]
+        ))[0]
         if after == before:
             return 0
         changed = self.db.execute(
