@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from ..names import name_words
 from .base import StorePart, one_row
@@ -274,11 +275,11 @@ class Forgetting(StorePart):
         """Carry out a plan in one transaction (see the module docstring)."""
         memories, turns = _ids(plan.memory_ids), _ids(plan.turn_ids)
         with self.atomic():
-            touched = self.db.execute(
+            touched = cast("list[tuple[int, int]]", self.db.execute(
                 """
                 SELECT DISTINCT conversation_id, session_id FROM turns
                 WHERE id IN (SELECT value FROM json_each(?))
-                """, (turns,)).fetchall()
+                """, (turns,)).fetchall())
             conversations = sorted({c for c, _ in touched} | {
                 r[0] for r in self.db.execute(
                     "SELECT DISTINCT conversation_id FROM memories "

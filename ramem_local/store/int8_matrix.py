@@ -95,7 +95,7 @@ class Int8Matrix:
         and took a new process 1.8-2.7x as long (results/bench-scale.txt)."""
         count = one_row(db.execute("SELECT count(*) FROM memories_int8"))[0]
         codes = np.empty((count, dimension), dtype=np.uint8)
-        flat = memoryview(codes.reshape(-1))
+        flat = codes.reshape(-1).data  # a writable memoryview of the codes
         columns: list[tuple] = []
         scales: list[float] = []
         for index, row in enumerate(db.execute(LOAD_CODES)):

@@ -262,7 +262,10 @@ class MemoryTables(StorePart):
                 assert fingerprint is not None, "int8 codes without a bound embedder"
                 self._int8_matrix = cached = Int8Matrix.load(
                     self.db, generation, fingerprint.dimension)
-        return cached
+            # not None here; after the block mypy cannot tell (apsw types __exit__ as
+            # possibly swallowing the exception)
+            matrix = cached
+        return matrix
 
     def _mirror_episodes_to_vectors(self, changed: Sequence[tuple]) -> None:
         """Copy changed ``(id, session_start, session_end, event_start, event_end)`` rows of
@@ -428,7 +431,7 @@ class MemoryTables(StorePart):
             dense_index=index, written_by=written_by is not None,
         )
         return self._ranked_rows(sql, {
-            "qvec": vector_blob(query_vector) if with_dense else None,
+            "qvec": vector_blob(query_vector) if with_dense and query_vector is not None else None,
             "fts": lexical_query(fts_query, neighbour_weight),
             "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
             "int8_candidates": int8_candidates,
@@ -476,7 +479,7 @@ class MemoryTables(StorePart):
             written_by=written_by is not None,
         )
         return self._ranked_rows(sql, {
-            "qvec": vector_blob(query_vector) if with_dense else None,
+            "qvec": vector_blob(query_vector) if with_dense and query_vector is not None else None,
             "fts": lexical_query(fts_query, neighbour_weight),
             "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
             "int8_candidates": int8_candidates,
