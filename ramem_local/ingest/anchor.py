@@ -266,7 +266,7 @@ def anchor_entry(
     """
     read = read_entry(entry)
     cited = cited_turns(read.source_turns, turns_by_label)
-    spans = [session_spans[turn.id] for turn in cited]
+    spans = [session_spans[turn.stored_id] for turn in cited]
     event = entry_event_range(read.event_date, read.content, cited[0].timestamp, tz,
                               country=country)
     return MemoryRecord(
