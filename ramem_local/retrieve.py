@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
@@ -105,7 +106,7 @@ def dedup_first(*lists: Iterable[Candidate]) -> list[Candidate]:
     merged: list[Candidate] = []
     for candidates in lists:
         for candidate in candidates:
-            memory_id = candidate.memory.id
+            memory_id = candidate.memory.stored_id
             if memory_id in seen:
                 continue
             seen.add(memory_id)
@@ -275,7 +276,7 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     recommend a book like The Copper Key?" is no answer to "Which books have I started since
     May?", while "Started The Copper Key on the train" is. Not for a question about what was
     said ("What did the assistant suggest in June?": ``asks_about_saying``)."""
-    happened = report_times(store, [c.memory.id for c in context], frame, settings,
+    happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
                             conversation_id)
     return sorted(context, key=lambda c: (c.tier if c.tier is not None else 0,
                                           c.memory.id not in happened))
@@ -423,24 +424,23 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     questions with MiniLM; standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
-    common = {"assistant": ASSISTANT, "conversation_id": conversation_id,
-              "exclude_turns": settings.exclude_turns, "written_by": frame.as_of,
-              "persons": _speakers(store, frame, conversation_id)}
+    occurrences = partial(store.occurrences, assistant=ASSISTANT,
+                          conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
+                          written_by=frame.as_of, persons=_speakers(store, frame, conversation_id))
     ranged = frame.guard == "filter" and frame.time_range is not None
-    in_range = dict(store.occurrences(fts_query=None, happened_from=start, happened_until=end,
-                                      newest_first=False, limit=COUNT_CAP * 10, **common)
-                    ) if ranged else {}
+    in_range = dict(occurrences(fts_query=None, happened_from=start, happened_until=end,
+                                newest_first=False, limit=COUNT_CAP * 10)) if ranged else {}
     closeness = _closeness(store, query, in_range)
     verbs = question_verbs(frame.need)
-    terms = [t for t in occurrence_terms(store, frame) if t not in verbs and store.occurrences(
+    terms = [t for t in occurrence_terms(store, frame) if t not in verbs and occurrences(
         fts_query=_quoted(t), happened_from=_EARLIEST_TIME,
-        happened_until=frame.reference_time + 1, newest_first=True, limit=1, **common)]
+        happened_until=frame.reference_time + 1, newest_first=True, limit=1)]
     matched: dict[int, int] = {}
     how = []
     if terms:
-        matched = dict(store.occurrences(
+        matched = dict(occurrences(
             fts_query=" OR ".join(map(_quoted, terms)), happened_from=start,
-            happened_until=end, newest_first=False, limit=COUNT_CAP * 10, **common))
+            happened_until=end, newest_first=False, limit=COUNT_CAP * 10))
         how.append(f"{len(matched)} by the words {', '.join(map(repr, terms))}")
     if settings.count_expansion and closeness:
         added = [i for i in _standing_out(closeness) if i not in matched]
@@ -529,7 +529,7 @@ def without_repeated_turns(store: Store, candidates: list[Candidate]) -> list[Ca
     if not cited:
         return candidates
     twins: dict[int, int] = {}  # memory id -> its twin's memory id, both ways
-    turn_memory = {c.memory.source_turn_ids[0]: c.memory.id for c in candidates
+    turn_memory = {c.memory.source_turn_ids[0]: c.memory.stored_id for c in candidates
                    if c.memory.kind == "turn" and c.memory.source_turn_ids}
     for turn_id, extracted in cited.items():
         if len(extracted) != 1:
@@ -541,11 +541,11 @@ def without_repeated_turns(store: Store, candidates: list[Candidate]) -> list[Ca
     kept: list[Candidate] = []
     for candidate in candidates:
         memory = candidate.memory
-        twin = twins.get(memory.id)
+        twin = twins.get(memory.stored_id)
         if twin is not None and twin in listed and (
                 memory.kind == "turn" or len(memory.source_turn_ids) == 1):
             continue
-        listed.add(memory.id)
+        listed.add(memory.stored_id)
         kept.append(candidate)
     return kept
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import overload
 
 DAY = 86_400
 # The conversation that `ramem add` and Markdown journals write to (kind "journal").
@@ -64,6 +65,10 @@ class TimeRange:
         return iso(self.start), iso(self.end)
 
 
+@overload
+def iso(ts: int) -> str: ...
+@overload
+def iso(ts: None) -> None: ...
 def iso(ts: int | None) -> str | None:
     if ts is None:
         return None
@@ -95,6 +100,14 @@ class Turn:
     external_id: str | None = None
     caption: str | None = None  # e.g. LoCoMo blip_caption of a shared image
     id: int | None = None  # store id once saved
+
+    @property
+    def stored_id(self) -> int:
+        """The store id of a turn read from the bank or just saved; a turn not saved yet has
+        none, and asking for it is a bug."""
+        if self.id is None:
+            raise ValueError(f"turn {self.external_id or self.text[:40]!r} is not stored yet")
+        return self.id
 
 
 @dataclass(frozen=True)
@@ -164,6 +177,14 @@ class MemoryRecord:
     source_turns: list[str] = field(default_factory=list)  # external ids (e.g. "D3:7")
     source_turn_ids: list[int] = field(default_factory=list)  # store ids of the turns
     id: int | None = None
+
+    @property
+    def stored_id(self) -> int:
+        """The store id of a memory read from the bank (every retrieved one); a record that
+        ingest is still building has none, and asking for it is a bug."""
+        if self.id is None:
+            raise ValueError(f"memory {self.content[:40]!r} is not stored yet")
+        return self.id
 
     @property
     def session_range(self) -> TimeRange:

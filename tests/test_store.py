@@ -169,6 +169,20 @@ def test_fts_and_vectors_follow_inserts_and_deletes(tmp_path):
     assert hits == []
 
 
+def test_what_is_read_from_the_bank_has_a_stored_id_what_is_not_saved_yet_has_none(tmp_path):
+    store = make_bank(tmp_path, vectors=False)
+    (memory_id,) = add_conversation(store, ["apples are red"])
+    assert store.get_memories([memory_id])[memory_id].stored_id == memory_id
+    (turn,) = store.conversation_turns(store.conversation_id("c"))
+    assert turn.id is not None and turn.stored_id == turn.id
+    unsaved_memory = MemoryRecord(content="not saved", kind="turn", conversation="c",
+                                  session_start=0, session_end=DAY)
+    unsaved_turn = Turn(speaker="A", text="not saved", timestamp=0, session_ordinal=1)
+    for unsaved in (unsaved_memory, unsaved_turn):
+        with pytest.raises(ValueError, match="not stored yet"):
+            _ = unsaved.stored_id
+
+
 def test_fts_follows_content_updates(tmp_path):
     store = make_bank(tmp_path)
     [memory_id] = add_conversation(store, ["old words here"])

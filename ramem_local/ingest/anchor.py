@@ -266,7 +266,7 @@ def anchor_entry(
     """
     read = read_entry(entry)
     cited = cited_turns(read.source_turns, turns_by_label)
-    spans = [session_spans[turn.id] for turn in cited]
+    spans = [session_spans[turn.stored_id] for turn in cited]
     event = entry_event_range(read.event_date, read.content, cited[0].timestamp, tz,
                               country=country)
     return MemoryRecord(
@@ -292,7 +292,7 @@ def cited_turns(labels: Sequence[object], turns_by_label: Mapping[str, Turn]) ->
     :class:`~.extract.EntryRejected` when none is a turn of the window."""
     cited: list[Turn] = []
     for label in labels:
-        turn = turns_by_label.get(label)
+        turn = turns_by_label.get(label) if isinstance(label, str) else None
         if turn is not None and turn not in cited:
             cited.append(turn)
     if not cited:
@@ -348,6 +348,7 @@ def parse_event_day(text: str, said_at: int, tz: tzinfo, *, country: str | None 
     ``said_at``; a numeric "3/4/2024" in the order of the bank's ``country``); None for
     anything wider (a month, a year), unreadable, or implausible."""
     reference = datetime.fromtimestamp(said_at, tz=tz)
+    day: date | None
     match = _ISO_DAY.match(text)
     if match:
         try:

@@ -120,9 +120,9 @@ def _collect_turns(
 
 def _visible_thread(mapping: dict, current: Any, label: str) -> list[tuple[str, dict]]:
     """Root-to-leaf nodes of the thread that ends at ``current_node``."""
-    for node_id, node in mapping.items():
+    for key, node in mapping.items():
         if not isinstance(node, dict):
-            raise RecordError(f"{label}: mapping node {_short(node_id)} is not an object")
+            raise RecordError(f"{label}: mapping node {_short(key)} is not an object")
     if current is None:
         current = _last_leaf(mapping, label)
     if not isinstance(current, str) or current not in mapping:
@@ -182,7 +182,7 @@ def _chatgpt_turn(message: Any, message_id: str, chat_time: int, tz: tzinfo) -> 
         texts = [_part_text(part) for part in parts]
         text = "\n".join(t for t in texts if t and t.strip())
     elif kind == "code":
-        text = content.get("text") if isinstance(content.get("text"), str) else ""
+        text = content["text"] if isinstance(content.get("text"), str) else ""
     else:
         return None
     if not text.strip():

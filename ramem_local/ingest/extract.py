@@ -203,14 +203,15 @@ def _one_call(
     error = result.error
     if error is not None and _CONTEXT_ERROR.search(error):
         error = f"prompt_too_long: {error}"
-    if error is None and not isinstance((result.data or {}).get("entries"), list):
+    reply = result.data or {}
+    if error is None and not isinstance(reply.get("entries"), list):
         error = "schema: reply has no entries list"
     if error is not None:
         error = error[:MAX_ERROR_CHARS]
     calls.append(replace(result.accounting("extract"), error=error))
     if error is not None:
         return None, error
-    return list(result.data["entries"]), None
+    return list(reply["entries"]), None
 
 
 def _prompt_too_long(llm: LLM, messages: list[dict], max_tokens: int) -> str | None:

@@ -43,7 +43,7 @@ import json
 import math
 import re
 from array import array
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
@@ -185,7 +185,7 @@ def _read_text(path: Path) -> str:
         raise FormatError(f"not UTF-8 text (byte {exc.start})", path=path) from exc
 
 
-def _nonblank_lines(path: Path) -> Iterator[tuple[int, str]]:
+def _nonblank_lines(path: Path) -> Generator[tuple[int, str], None, None]:
     """``(line number, text)`` of every non-blank line, read one line at a time, as reading
     the whole text would give them: UTF-8 with an optional BOM (the byte of a decoding error
     is counted from the start, after the BOM), lines ending at "\n", "\r\n" or "\r" (not at

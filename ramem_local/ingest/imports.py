@@ -146,6 +146,7 @@ class _Writer:
 def chat_files(path: Path) -> list[tuple[Path, str | None]]:
     """``(file, zip member or None)`` of the conversations file(s): ``path`` itself, those of
     an unpacked export folder, or those inside the export's zip archive."""
+    files: list[tuple[Path, str | None]]
     if path.is_dir():
         files = [(f, None) for f in sorted(path.iterdir())
                  if f.is_file() and _SPLIT_NAME.match(f.name)]

@@ -232,7 +232,7 @@ def write_turn_batch(
     with store.atomic():
         stored = store.add_turns(conversation_id, session_ids, fresh)
         new_ids: list[int] = []
-        new_vectors = []
+        new_rows: list[int] = []  # the rows of ``vectors`` of new_ids
         for index, (turn_row, record) in enumerate(zip(stored, records, strict=True)):
             if not turn_row.is_new:  # another process stored it meanwhile
                 continue
@@ -244,10 +244,9 @@ def write_turn_batch(
                 continue
             report.memories_new += 1
             new_ids.append(memory_id)
-            if vectors is not None:
-                new_vectors.append(vectors[index])
+            new_rows.append(index)
         if vectors is not None and new_ids:
-            store.add_vectors(new_ids, new_vectors)
+            store.add_vectors(new_ids, vectors[new_rows])
             report.vectors_new += len(new_ids)
         store.refresh_neighbours_around([row.id for row in stored if row.is_new])
         speakers = {p.casefold() for p in participants}

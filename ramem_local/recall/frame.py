@@ -159,7 +159,7 @@ def build_frame(
     return frame
 
 
-def _since_range(cues: Sequence[TimeCue], frame: RecallFrame) -> bool:
+def _since_range(cues: list[TimeCue], frame: RecallFrame) -> bool:
     """Whether the question's time runs from a start to now: "since X", or an event anchor
     with "since"."""
     if frame.anchor is not None:

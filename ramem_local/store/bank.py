@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from ..types import EmbedderFingerprint
-from .base import StoreError, now
+from .base import StoreError, now, one_row
 from .episodes import EpisodeTables, StoredTurn, turn_key
 from .extraction import ExtractionLedger
 from .forgetting import Forgetting
@@ -160,7 +160,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         """A bank whose creation was killed between its schema and its marker (versions
         before the two were one transaction): ramem's migrations applied, ``meta`` empty.
         Opening it writes the marker."""
-        if marker is not None or self.db.execute("SELECT count(*) FROM meta").fetchone()[0]:
+        if marker is not None or one_row(self.db.execute("SELECT count(*) FROM meta"))[0]:
             return False
         applied = applied_migrations(self.db)
         return bool(applied) and applied <= {m.__name__ for m in MIGRATIONS}
@@ -220,7 +220,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
 
     def vec_version(self) -> str:
         """The version of the loaded sqlite-vec extension."""
-        return self.db.execute("SELECT vec_version()").fetchone()[0]
+        return one_row(self.db.execute("SELECT vec_version()"))[0]
 
     # ------------------------------------------------------------------- meta
     def get_meta(self, key: str) -> str | None:
@@ -305,7 +305,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
 
     # ------------------------------------------------------------ statistics
     def stats(self) -> dict:
-        counts = self.db.execute(
+        counts = one_row(self.db.execute(
             """
             SELECT (SELECT count(*) FROM conversations),
                    (SELECT count(*) FROM sessions),
@@ -314,7 +314,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
                    (SELECT count(*) FROM memories WHERE kind = 'turn'),
                    (SELECT count(*) FROM memories WHERE event_start IS NOT NULL)
             """
-        ).fetchone()
+        ))
         windows = dict(
             self.db.execute("SELECT status, count(*) FROM extraction_windows GROUP BY status")
         )

@@ -6,10 +6,8 @@ import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-import apsw
-
 from ..types import DAY, ConversationSummary, Session, TimeRange, Turn
-from .base import now
+from .base import StorePart, now, one_row
 
 
 @dataclass(frozen=True)
@@ -19,10 +17,8 @@ class StoredTurn:
     is_new: bool
 
 
-class EpisodeTables:
+class EpisodeTables(StorePart):
     """The SQL of conversations, participants, sessions and turns (a part of ``Store``)."""
-
-    db: apsw.Connection
 
     # ---------------------------------------------------------- conversations
     def conversation_id(self, name: str) -> int | None:
@@ -173,10 +169,10 @@ class EpisodeTables:
             if row is not None:
                 stored.append(StoredTurn(row[0], turn.external_id or key, True))
             else:
-                existing = self.db.execute(
+                existing = one_row(self.db.execute(
                     "SELECT id, external_id FROM turns WHERE conversation_id = ? AND turn_key = ?",
                     (conversation_id, key),
-                ).fetchone()
+                ))
                 stored.append(StoredTurn(existing[0], existing[1], False))
         return stored
 
@@ -195,9 +191,9 @@ class EpisodeTables:
         return [t for t, k in zip(turns, keys, strict=True) if k not in stored]
 
     def session_span(self, session_id: int) -> tuple[int, int]:
-        row = self.db.execute(
+        row = one_row(self.db.execute(
             'SELECT start, "end" FROM sessions WHERE id = ?', (session_id,)
-        ).fetchone()
+        ))
         return row[0], row[1]
 
     def turn_memory_id(self, conversation: str, key: str) -> int | None:
@@ -236,7 +232,7 @@ class EpisodeTables:
         return dict(rows)
 
     def turn_count(self) -> int:
-        return self.db.execute("SELECT count(*) FROM turns").fetchone()[0]
+        return one_row(self.db.execute("SELECT count(*) FROM turns"))[0]
 
 
     def conversation_turns(self, conversation_id: int) -> list[Turn]:

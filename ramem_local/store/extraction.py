@@ -6,10 +6,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import apsw
-
 from ..types import ExtractionWindow
-from .base import now
+from .base import StorePart, now
 
 # Bank meta key: measured wall seconds per extraction window, per model name.
 EXTRACTION_RATE_KEY = "extraction_rate"
@@ -25,10 +23,8 @@ class WindowCounts:
     failed: int = 0
 
 
-class ExtractionLedger:
+class ExtractionLedger(StorePart):
     """The SQL of ``extraction_windows`` (a part of ``Store``)."""
-
-    db: apsw.Connection
 
     def extraction_queue(
         self,

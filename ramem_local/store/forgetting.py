@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-
-import apsw
+from typing import cast
 
 from ..names import name_words
+from .base import StorePart, one_row
 
 # A memory names a person when its '; '-joined ``persons`` holds the name (any case), or when
 # one of its source turns was said by them. Parameters: :person (not NULL).
@@ -86,22 +86,20 @@ def _ids(values: Iterable[int]) -> str:
     return json.dumps(sorted(set(values)))
 
 
-class Forgetting:
+class Forgetting(StorePart):
     """The SQL of forgetting and of the timeline (a part of ``Store``)."""
-
-    db: apsw.Connection
 
     # -------------------------------------------------------------- selection
     def person_known(self, name: str) -> bool:
         """Whether any turn was said by ``name`` or any memory names them (any case)."""
-        row = self.db.execute(
+        row = one_row(self.db.execute(
             f"""
             SELECT EXISTS (SELECT 1 FROM turns WHERE lower(speaker) = lower(:person))
                 OR EXISTS (SELECT 1 FROM participants WHERE lower(name) = lower(:person))
                 OR EXISTS (SELECT 1 FROM memories AS m WHERE {_NAMES_PERSON})
             """,
             {"person": name},
-        ).fetchone()
+        ))
         return bool(row[0])
 
     def persons_named(self, conversation_id: int | None = None) -> list[str]:
@@ -277,11 +275,11 @@ class Forgetting:
         """Carry out a plan in one transaction (see the module docstring)."""
         memories, turns = _ids(plan.memory_ids), _ids(plan.turn_ids)
         with self.atomic():
-            touched = self.db.execute(
+            touched = cast("list[tuple[int, int]]", self.db.execute(
                 """
                 SELECT DISTINCT conversation_id, session_id FROM turns
                 WHERE id IN (SELECT value FROM json_each(?))
-                """, (turns,)).fetchall()
+                """, (turns,)).fetchall())
             conversations = sorted({c for c, _ in touched} | {
                 r[0] for r in self.db.execute(
                     "SELECT DISTINCT conversation_id FROM memories "
@@ -359,7 +357,7 @@ class Forgetting:
         when another connection kept it from completing."""
         if self.path == ":memory:":
             return True
-        busy, _, _ = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        busy, _, _ = one_row(self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)"))
         return busy == 0
 
     # --------------------------------------------------------------- timeline

@@ -28,6 +28,7 @@ import apsw
 import numpy as np
 
 from ..types import TimeRange
+from .base import one_row
 from .vectors import unit_rows
 
 # Codes are stored offset by 128 (uint8): onnxruntime's uint8 × int8 product is its fast one,
@@ -92,9 +93,9 @@ class Int8Matrix:
         """Read the codes (inside the caller's read transaction). Each row's blob is copied
         into place as it is read: holding every row first kept a second copy of the codes
         and took a new process 1.8-2.7x as long (results/bench-scale.txt)."""
-        count = db.execute("SELECT count(*) FROM memories_int8").fetchone()[0]
+        count = one_row(db.execute("SELECT count(*) FROM memories_int8"))[0]
         codes = np.empty((count, dimension), dtype=np.uint8)
-        flat = memoryview(codes.reshape(-1))
+        flat = codes.reshape(-1).data  # a writable memoryview of the codes
         columns: list[tuple] = []
         scales: list[float] = []
         for index, row in enumerate(db.execute(LOAD_CODES)):

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import apsw
 
 from ..types import MemoryRecord, TimeRange
-from .base import StoreError, now
+from .base import StoreError, StorePart, now, one_row
 from .retrieval_sql import (
     NEIGHBOUR_WEIGHT,
     RankedRow,
@@ -76,10 +76,9 @@ RETURNING id
 """
 
 
-class MemoryTables:
+class MemoryTables(StorePart):
     """The SQL of memories, vectors, FTS and the retrieval statements (a part of ``Store``)."""
 
-    db: apsw.Connection
     _int8_matrix: Int8Matrix | None
 
     # --------------------------------------------------------------- memories
@@ -263,7 +262,10 @@ class MemoryTables:
                 assert fingerprint is not None, "int8 codes without a bound embedder"
                 self._int8_matrix = cached = Int8Matrix.load(
                     self.db, generation, fingerprint.dimension)
-        return cached
+            # not None here; after the block mypy cannot tell (apsw types __exit__ as
+            # possibly swallowing the exception)
+            matrix = cached
+        return matrix
 
     def _mirror_episodes_to_vectors(self, changed: Sequence[tuple]) -> None:
         """Copy changed ``(id, session_start, session_end, event_start, event_end)`` rows of
@@ -300,10 +302,10 @@ class MemoryTables:
     def vector_count(self) -> int:
         if not self.has_vectors():
             return 0
-        return self.db.execute("SELECT count(*) FROM memories_vec").fetchone()[0]
+        return one_row(self.db.execute("SELECT count(*) FROM memories_vec"))[0]
 
     def memory_count(self) -> int:
-        return self.db.execute("SELECT count(*) FROM memories").fetchone()[0]
+        return one_row(self.db.execute("SELECT count(*) FROM memories"))[0]
 
     def get_memories(self, ids: Sequence[int]) -> dict[int, MemoryRecord]:
         if not ids:
@@ -383,7 +385,7 @@ class MemoryTables:
 
     def fts_row_count(self) -> int:
         """Rows in the FTS index (for consistency checks: must equal the memory count)."""
-        return self.db.execute("SELECT count(*) FROM memories_fts_docsize").fetchone()[0]
+        return one_row(self.db.execute("SELECT count(*) FROM memories_fts_docsize"))[0]
 
     def fts_integrity_ok(self) -> bool:
         try:
@@ -429,7 +431,7 @@ class MemoryTables:
             dense_index=index, written_by=written_by is not None,
         )
         return self._ranked_rows(sql, {
-            "qvec": vector_blob(query_vector) if with_dense else None,
+            "qvec": vector_blob(query_vector) if with_dense and query_vector is not None else None,
             "fts": lexical_query(fts_query, neighbour_weight),
             "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
             "int8_candidates": int8_candidates,
@@ -477,7 +479,7 @@ class MemoryTables:
             written_by=written_by is not None,
         )
         return self._ranked_rows(sql, {
-            "qvec": vector_blob(query_vector) if with_dense else None,
+            "qvec": vector_blob(query_vector) if with_dense and query_vector is not None else None,
             "fts": lexical_query(fts_query, neighbour_weight),
             "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
             "int8_candidates": int8_candidates,
@@ -550,9 +552,9 @@ class MemoryTables:
         counts = {}
         for term in terms:
             quoted = '"' + term.replace('"', '""') + '"'
-            counts[term] = self.db.execute(
+            counts[term] = one_row(self.db.execute(
                 "SELECT count(*) FROM memories_fts WHERE memories_fts MATCH ?",
-                (lexical_query(quoted, 0.0),)).fetchone()[0]
+                (lexical_query(quoted, 0.0),)))[0]
         return counts
 
     def vectors_of(self, memory_ids: Sequence[int]) -> dict[int, np.ndarray]:
@@ -611,16 +613,16 @@ class MemoryTables:
         The memory's session span is recomputed from all its turns (``[min start, max end]``
         of their sessions), in the vector table too. Returns how many turns were new.
         """
-        before = self.db.execute(
+        before = one_row(self.db.execute(
             "SELECT count(*) FROM memory_turns WHERE memory_id = ?", (memory_id,)
-        ).fetchone()[0]
+        ))[0]
         self.db.executemany(
             "INSERT OR IGNORE INTO memory_turns(memory_id, turn_id) VALUES (?, ?)",
             [(memory_id, t) for t in turn_ids],
         )
-        after = self.db.execute(
+        after = one_row(self.db.execute(
             "SELECT count(*) FROM memory_turns WHERE memory_id = ?", (memory_id,)
-        ).fetchone()[0]
+        ))[0]
         if after == before:
             return 0
         changed = self.db.execute(

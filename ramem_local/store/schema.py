@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Iterator, Sequence
+from typing import cast
 
 import apsw
 
@@ -482,13 +483,13 @@ def _turn_memory_batches(db: apsw.Connection, size: int = 4096
     in batches read one after the other (the caller may write between them)."""
     last_id = 0
     while True:
-        batch = db.execute(
+        batch = cast("list[tuple[int, int, str, str, str]]", db.execute(
             """SELECT m.id, m.conversation_id, m.persons, t.speaker, t.text
                FROM memories AS m
                JOIN memory_turns AS mt ON mt.memory_id = m.id
                JOIN turns AS t ON t.id = mt.turn_id
                WHERE m.kind = 'turn' AND m.id > ?
-               ORDER BY m.id LIMIT ?""", (last_id, size)).fetchall()
+               ORDER BY m.id LIMIT ?""", (last_id, size)).fetchall())
         if not batch:
             return
         last_id = batch[-1][0]
