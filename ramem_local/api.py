@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Callable
 from dataclasses import asdict
@@ -282,7 +283,7 @@ class Memory:
             return write_jsonl(self.store.all_turns(), Path(path), self.tz)
         if format != "md":
             raise InputError(f"unknown export format {format!r}: expected jsonl or md")
-        conversation_id = self._conversation_id(conversation)
+        conversation_id = self._named_conversation_id(conversation)
         kind = next(c.kind for c in self.store.conversations() if c.id == conversation_id)
         if kind != JOURNAL:
             raise InputError(f"{conversation!r} is a {kind}, not a journal: Markdown export "
@@ -586,7 +587,8 @@ class Memory:
             raise InputError(f"the time range ends before it starts ({start} → {end})")
         return first, last
 
-    def known_persons(self, question: str, conversation_id: int | None = None) -> list[str]:
+    def known_persons(self, question: str,
+                      conversation_id: int | None = None) -> builtins.list[str]:
         """The names a question may mention: the participants (speakers), then the people
         memories name that the question's words could be (``Store.persons_among``): "What
         did I do with Lena last week?" knows Lena when a memory names her."""
@@ -606,8 +608,9 @@ class Memory:
                              + (f" (known: {listed})" if known else ""))
 
     def _conversation_id(self, name: str | None) -> int | None:
-        if name is None:
-            return None
+        return None if name is None else self._named_conversation_id(name)
+
+    def _named_conversation_id(self, name: str) -> int:
         conversation_id = self.store.conversation_id(name)
         if conversation_id is None:
             raise InputError(f"no conversation named {name!r} in this bank")

@@ -15,6 +15,7 @@ This is the only module that touches the network, and only when the user runs
 
 from __future__ import annotations
 
+import email.message
 import hashlib
 import http.client
 import os
@@ -223,7 +224,7 @@ def hub_file_hash(url: str, *, max_hops: int = 5) -> Expected:
     raise _HashUnavailable(url)
 
 
-def _hash_from_headers(headers: http.client.HTTPMessage) -> Expected | None:
+def _hash_from_headers(headers: email.message.Message) -> Expected | None:
     size = _int_or_none(headers.get("X-Linked-Size")) or _int_or_none(headers.get("Content-Length"))
     linked = _strip_etag(headers.get("X-Linked-Etag"))
     if linked and _HEX64.match(linked):
@@ -260,7 +261,7 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def _head(url: str) -> tuple[int, http.client.HTTPMessage]:
+def _head(url: str) -> tuple[int, email.message.Message]:
     opener = urllib.request.build_opener(_NoRedirect)
     request = urllib.request.Request(url, method="HEAD", headers={"User-Agent": USER_AGENT})
     try:

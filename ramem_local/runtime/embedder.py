@@ -243,7 +243,7 @@ def _past_dim(dim: int | str | None, index: int, meta: InputMeta, batch: int,
     """One dimension of an empty past tensor: batch, 0 for the past length, fixed ints as is."""
     if isinstance(dim, int) and dim >= 0:
         return dim
-    label = (dim or "").lower()
+    label = dim.lower() if isinstance(dim, str) else ""
     if index == 0 or "batch" in label:
         return batch
     if "past" in label or "seq" in label or "len" in label:

@@ -26,7 +26,7 @@ import ctypes
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 MAX_SAVED = 4  # prefixes kept as saved states (extraction, query analysis, answer, ...)
 
@@ -73,7 +73,8 @@ class ChatRenderer:
         return cls(llama, template)
 
     def tokens(self, messages: list[dict]) -> list[int]:
-        result = self._formatter(messages=messages)
+        # llama_cpp types messages as its TypedDicts; ours are the same plain dicts.
+        result = self._formatter(messages=cast(Any, messages))
         return self._llama.tokenize(result.prompt.encode("utf-8"),
                                     add_bos=not result.added_special, special=True)
 
