@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ramem_local.recall import detect_cues, has_temporal_cue, question_range
-from ramem_local.recall.timecues import DIRECTIONS, _find, is_recent_cue, recent_window
+from ramem_local.recall.time import DIRECTIONS, is_recent_cue, recent_window
+from ramem_local.recall.time.engine import _find
 from ramem_local.types import DAY, TimeCue, TimeRange
 
 UTC = timezone.utc
