@@ -197,13 +197,13 @@ def _season_range(season: str, year: int, ctx: _Context) -> Days:
     return start, _add_months(start, 3)
 
 
-_PART_DAYS = {
+_PART_DAYS: dict[str, dict[str, tuple[int, int | None]]] = {
     "week": {"early": (0, 2), "mid": (2, 4), "late": (4, 7), "first_half": (0, 3),
              "second_half": (3, 7)},
     "month": {"early": (0, 10), "mid": (10, 20), "late": (20, None), "first_half": (0, 15),
               "second_half": (15, None)},
 }  # fmt: skip
-_PART_MONTHS = {
+_PART_MONTHS: dict[str, dict[str, tuple[int, int]]] = {
     "year": {"early": (0, 4), "mid": (4, 8), "late": (8, 12), "first_half": (0, 6),
              "second_half": (6, 12)},
     "quarter": {"early": (0, 1), "mid": (1, 2), "late": (2, 3)},

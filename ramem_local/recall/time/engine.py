@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import date, datetime, timedelta, timezone, tzinfo
 
@@ -73,9 +74,11 @@ def _resolve_anchor(text: str, order: str | None) -> Anchor | None:
 
 
 def _ground_anchor(anchor: Anchor | None, ctx: _Context) -> Days | None:
-    if anchor is None or anchor[0].ground is None:
+    if anchor is None:
         return None
     rule, match = anchor
+    if rule.ground is None:
+        return None
     return rule.ground(match, ctx)
 
 
@@ -212,7 +215,8 @@ def _part_in_direction(found: _Found, days: Days, anchor: Days, ctx: _Context) -
     else:
         return days
     anchors = _ground_anchors(found.anchors, moved)
-    again = None if anchors is None else found.rule.combine(found.match, anchors, ctx)
+    combine = found.rule.combine
+    again = None if anchors is None or combine is None else combine(found.match, anchors, ctx)
     return days if again is None else again
 
 
@@ -365,7 +369,7 @@ def is_relative(cue: TimeCue) -> bool:
     return cue.rule in RELATIVE_RULES or cue.rule.endswith(("_last", "_this", "_next"))
 
 
-def question_range(cues: list[TimeCue]) -> TimeRange | None:
+def question_range(cues: Sequence[TimeCue]) -> TimeRange | None:
     """The range a question is about: the narrowest grounded cue (the first one on a tie).
 
     None when no cue is grounded (no cue, or only vague ones). The narrowest wins because a
@@ -374,9 +378,9 @@ def question_range(cues: list[TimeCue]) -> TimeRange | None:
     reference time: in "what did she finish last Friday on 23 January 2022", "last Friday" is
     relative to 23 January, not to today, so the date is the better evidence of the episode.
     """
-    grounded = [cue for cue in cues if cue.range is not None]
-    anchored = [cue for cue in grounded if not is_relative(cue)]
+    grounded = [(cue, cue.range) for cue in cues if cue.range is not None]
+    anchored = [(cue, range_) for cue, range_ in grounded if not is_relative(cue)]
     candidates = anchored or grounded
     if not candidates:
         return None
-    return min((cue.range for cue in candidates), key=lambda r: r.end - r.start)
+    return min((range_ for _, range_ in candidates), key=lambda r: r.end - r.start)
