@@ -35,6 +35,17 @@ class _Rule:
     refuses: frozenset[str] = frozenset()  # anchor rules a composite does not take
     accept_in: OrderAcceptor | None = None  # an acceptor that reads the date order
     anchor_for: frozenset[str] = frozenset()  # the composites it anchors (empty: all)
+    # The names a template rule ("nth_{unit}") produces, written out ("nth_week", ...) so that
+    # a search for one finds the rule; empty for a rule with a plain name.
+    expands_to: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if ("{" in self.name) != bool(self.expands_to):
+            raise ValueError(f"rule {self.name!r}: list expands_to for a template name, only then")
+        shape = re.sub(r"\{\w+\}", "[a-z]+", self.name)  # "nth_{unit}": nth_[a-z]+
+        for expanded in self.expands_to:
+            if not re.fullmatch(shape, expanded):
+                raise ValueError(f"rule {self.name!r}: {expanded!r} in expands_to is not its name")
 
     def accepts(self, match: re.Match[str], order: str | None = None) -> bool:
         if self.accept_in is not None:
@@ -43,9 +54,12 @@ class _Rule:
 
     def name_for(self, match: re.Match[str]) -> str:
         groups = match.groupdict()
-        return self.name.format(
-            rel=_normal_rel(groups.get("rel") or ""), unit=(groups.get("unit") or "").lower()
-        )
+        return self.name_with(groups.get("rel") or "", groups.get("unit") or "")
+
+    def name_with(self, rel: str, unit: str) -> str:
+        """The name of a match whose ``rel`` and ``unit`` groups read ``rel`` and ``unit``: a
+        template name filled in ("nth_{unit}" with "Week" is "nth_week"), else the name."""
+        return self.name.format(rel=_normal_rel(rel), unit=unit.lower())
 
 
 @dataclass(frozen=True)
@@ -77,10 +91,12 @@ def _rule(
     anchor_for: str = "",
     detect: bool = True,
     vague: bool = False,
+    expands_to: tuple[str, ...] = (),
 ) -> Callable[[Grounder], Grounder]:
     """Register a rule; its grounder is the decorated function (vague rules ground to None).
     ``accept_in`` is an acceptor that also reads the date order of the bank's country;
-    ``anchor_for`` names the only composites an anchor completes (default: all)."""
+    ``anchor_for`` names the only composites an anchor completes (default: all);
+    ``expands_to`` lists the names a template name produces (``_Rule.expands_to``)."""
 
     def register(ground: Grounder) -> Grounder:
         rule = _Rule(
@@ -91,6 +107,7 @@ def _rule(
             accept,
             accept_in=accept_in,
             anchor_for=frozenset(anchor_for.split()),
+            expands_to=expands_to,
         )
         if detect:
             _RULES.append(rule)
@@ -102,10 +119,17 @@ def _rule(
 
 
 def _composite(
-    name: str, prefix: str, needs: str, *, joiner: str | None = None, refuses: str = ""
+    name: str,
+    prefix: str,
+    needs: str,
+    *,
+    joiner: str | None = None,
+    refuses: str = "",
+    expands_to: tuple[str, ...] = (),
 ) -> Callable[[Combiner], Combiner]:
     """Register a rule whose match continues with an anchor (two when ``joiner`` is given);
-    ``refuses`` names anchor rules that cannot complete it."""
+    ``refuses`` names anchor rules that cannot complete it; ``expands_to`` lists the names a
+    template name produces (``_Rule.expands_to``)."""
 
     def register(combine: Combiner) -> Combiner:
         _RULES.append(
@@ -117,6 +141,7 @@ def _composite(
                 combine=combine,
                 joiner=None if joiner is None else re.compile(joiner, _FLAGS),
                 refuses=frozenset(refuses.split()),
+                expands_to=expands_to,
             )
         )
         return combine

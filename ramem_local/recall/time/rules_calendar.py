@@ -255,7 +255,14 @@ def _ground_month_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
     return _month_range(ctx.today.year + offset, _month(match))
 
 
-@_rule("month_{rel}", r"\b" + REL + r"\s+" + MON, "month rel", accept=_month_word_ok, anchor=True)
+@_rule(
+    "month_{rel}",
+    r"\b" + REL + r"\s+" + MON,
+    "month rel",
+    accept=_month_word_ok,
+    anchor=True,
+    expands_to=("month_last", "month_this", "month_next"),
+)
 def _ground_month_rel(match: re.Match[str], ctx: _Context) -> Days:
     month, today = _month(match), ctx.today
     rel = _normal_rel(match.group("rel"))
@@ -410,6 +417,7 @@ def _ground_season_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
     r"\b(?:the\s+)?" + REL_OR_PAST + r"\s+" + SEASON + NOT_SEASON_NOUN,
     "season rel",
     anchor=True,
+    expands_to=("season_last", "season_this", "season_next"),
 )
 def _ground_season_rel(match: re.Match[str], ctx: _Context) -> Days:
     season, today = _season_word(match), ctx.today
@@ -512,6 +520,7 @@ def _ground_holiday_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
     "holiday rel",
     accept=_holiday_ok,
     anchor=True,
+    expands_to=("holiday_last", "holiday_this", "holiday_next", "holiday_nearest"),
 )
 def _ground_holiday_rel(match: re.Match[str], ctx: _Context) -> Days:
     """last: the latest one before the reference day; next: the first one after it; this: the
@@ -586,6 +595,7 @@ def _ground_quarter_of_rel_year(match: re.Match[str], ctx: _Context) -> Days:
     r"(?!\s+of\b|\s+(?:mile|pound|inch|hour|century|note|past|to)\b)",
     "quarter rel",
     anchor=True,
+    expands_to=("quarter_last", "quarter_this", "quarter_next"),
 )
 def _ground_quarter_rel(match: re.Match[str], ctx: _Context) -> Days:
     """The calendar quarter (Jan-Mar, Apr-Jun, Jul-Sep, Oct-Dec) containing the reference day,

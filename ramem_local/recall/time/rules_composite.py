@@ -32,6 +32,7 @@ from .vocabulary import _ORDINALS, _WEEKDAYS, NUM, PART, WD
     r"\b" + NUM + r"\s+(?P<unit>day|week|month|year)s?\s+(?P<rel>before|after|prior\s+to"
     r"|earlier\s+than|later\s+than)\s+",
     "unit",
+    expands_to=("shift_before", "shift_after"),
 )
 def _combine_shift(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     sign = 1 if _normal_rel(match.group("rel")) == "after" else -1
@@ -43,6 +44,7 @@ def _combine_shift(match: re.Match[str], anchors: list[Days], ctx: _Context) -> 
     r"\b(?:the|last(?!\s+\w+\s+of\b))\s+(?P<unit>day|week|weekend|month|year)\s+"
     r"(?P<rel>before|after|prior\s+to|following|of)\s+",
     "unit",
+    expands_to=("period_before", "period_after", "period_of"),
 )
 def _combine_period_around(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     start, end = anchors[0]
@@ -64,6 +66,7 @@ def _combine_period_around(match: re.Match[str], anchors: list[Days], ctx: _Cont
     "weekday_{rel}",
     r"\b(?:the|last)\s+" + WD + r"\s+(?P<rel>before|prior\s+to|after|following)\s+",
     "weekday",
+    expands_to=("weekday_before", "weekday_after"),
 )
 def _combine_weekday_around(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     weekday = _WEEKDAYS.index(match.group("wd").lower())
@@ -80,6 +83,7 @@ _NTH = r"(?P<ord>first|second|third|fourth|fifth|last|final|1st|2nd|3rd|4th|5th)
     "nth_{unit}",
     r"\b(?:the\s+)?" + _NTH + r"\s+(?P<unit>week|weekend|day)\s+(?:of|in)\s+",
     "unit",
+    expands_to=("nth_week", "nth_weekend", "nth_day"),
 )
 def _combine_nth(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     """nth week = days 7n-6..7n of the anchor, last week = its last 7 days; nth weekend = the
@@ -141,6 +145,7 @@ def _combine_nth_weekday(match: re.Match[str], anchors: list[Days], ctx: _Contex
     "edge_{unit}s",
     r"\b(?:the\s+)?(?P<ord>first|last|final)\s+" + NUM + r"\s+(?P<unit>day|week)s\s+(?:of|in)\s+",
     "unit",
+    expands_to=("edge_days", "edge_weeks"),
 )
 def _combine_edge(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     """"the first few days of June", "the last two weeks of August": the first / last N days
@@ -180,6 +185,7 @@ def _combine_part_of(match: re.Match[str], anchors: list[Days], ctx: _Context) -
     "{rel}",
     r"\b(?P<rel>before|prior\s+to|after|ever\s+since|since|up\s+until|until|till)\s+",
     "open",
+    expands_to=("before", "after", "since", "until"),
 )
 def _combine_open(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     start, end = anchors[0]

@@ -31,6 +31,7 @@ from .vocabulary import _PREVIOUS_WORD, _UNITS, _WEEKDAYS, NUM, PART, REL_OR_PAS
     r"\b" + REL_OR_PAST + r"\s+" + WD,
     "weekday rel",
     anchor=True,
+    expands_to=("weekday_last", "weekday_this", "weekday_next"),
 )
 def _ground_weekday_rel(match: re.Match[str], ctx: _Context) -> Days:
     weekday, today = _WEEKDAYS.index(match.group("wd").lower()), ctx.today
@@ -96,6 +97,10 @@ _PERIOD_UNIT = r"(?P<unit>week|weekend|month|year)\b"
     r"\b(?P<rel>this|last|next|previous)\s+" + _PERIOD_UNIT,
     "unit rel",
     anchor=True,
+    expands_to=(
+        "week_last", "week_this", "week_next", "weekend_last", "weekend_this", "weekend_next",
+        "month_last", "month_this", "month_next", "year_last", "year_this", "year_next",
+    ),  # fmt: skip
 )
 def _ground_period_rel(match: re.Match[str], ctx: _Context) -> Days:
     offset = {"this": 0, "last": -1, "next": 1}[_normal_rel(match.group("rel"))]
@@ -181,6 +186,7 @@ def _ground_past_unit(match: re.Match[str], ctx: _Context) -> Days:
     "{rel}_this",
     r"\b(?P<rel>earlier|later)\s+this\s+(?P<unit>week|month|quarter|year)\b",
     "part unit",
+    expands_to=("earlier_this", "later_this"),
 )
 def _ground_earlier_later(match: re.Match[str], ctx: _Context) -> Days:
     start, end = _period(_unit(match), ctx.today)
