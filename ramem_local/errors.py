@@ -44,3 +44,17 @@ class ModelError(RamemError, RuntimeError):
 
 class LLMError(ModelError):
     """The local LLM cannot do what was asked (no LLM configured, grammar refused, ...)."""
+
+
+class UndatedHoliday(ValueError):
+    """The calendars have no date for a holiday in a year the text names ("Juneteenth 2019",
+    before it was a federal holiday): a cue of its own grounds to that whole year, an anchor to
+    nothing.
+
+    An internal signal of the time grounder (``recall/time``), not a user error: it is always
+    caught inside that package and never leaves it, which is why it is no ``RamemError``.
+    """
+
+    def __init__(self, key: str, year: int) -> None:
+        super().__init__(f"no {key} in {year}")
+        self.year = year

@@ -23,7 +23,7 @@ from pathlib import Path
 from ramem_local.eval.locomo import load_questions
 from ramem_local.ingest.anchor import ground_event_time
 from ramem_local.ingest.formats import read_locomo
-from ramem_local.recall.timecues import detect_cues
+from ramem_local.recall.time import detect_cues
 
 REFERENCE = datetime(2023, 8, 1, 12, 0, tzinfo=timezone.utc)
 

@@ -42,7 +42,7 @@ from ramem_local.eval.journal import (
     write_journal_jsonl,
 )
 from ramem_local.ingest.formats import read_conversations
-from ramem_local.recall.timecues import detect_cues, has_temporal_cue
+from ramem_local.recall.time import detect_cues, has_temporal_cue
 from ramem_local.types import SearchResponse, Trace
 
 SPEC = JournalSpec(years=1, seed=11, questions_per_style=12)

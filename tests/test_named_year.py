@@ -23,7 +23,7 @@ import pytest
 
 from ramem_local.recall import detect_cues, question_range
 from ramem_local.recall.calendars import HOLIDAYS, holiday_key, is_southern
-from ramem_local.recall.timecues import DIRECTIONS
+from ramem_local.recall.time import DIRECTIONS
 
 YEARS = range(1995, 2031)
 REFERENCES = (

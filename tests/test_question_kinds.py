@@ -158,7 +158,7 @@ def test_a_time_given_by_another_event(question: str, phrase: str, relation: str
         "What did I do after that?",
         "What did I do the day after tomorrow?",
         "What did I cook since then?",
-        "What did I do before 9 June 2023?",  # a date: a time cue, read by timecues
+        "What did I do before 9 June 2023?",  # a date: a time cue, read by recall.time
         "since since since",  # no content word: no event to search for
         "What did I do the week before the the the?",
     ],

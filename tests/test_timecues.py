@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import pytest
@@ -10,8 +12,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ramem_local.recall import detect_cues, has_temporal_cue, question_range
-from ramem_local.recall.timecues import DIRECTIONS, _find, is_recent_cue, recent_window
+from ramem_local.recall import time as time_package
+from ramem_local.recall.time import DIRECTIONS, is_recent_cue, recent_window
+from ramem_local.recall.time.engine import _find
+from ramem_local.recall.time.registry import _RULES, _Rule
 from ramem_local.types import DAY, TimeCue, TimeRange
+
+try:  # the regular-expression parser, to list the words a rule's group can match
+    from re import _constants as sre_constants
+    from re import _parser as sre_parse
+except ImportError:  # Python 3.10
+    import sre_constants  # type: ignore[no-redef]
+    import sre_parse  # type: ignore[no-redef]
 
 UTC = timezone.utc
 THU = datetime(2023, 5, 25, 14, 0, tzinfo=UTC)  # Thursday
@@ -1052,3 +1064,86 @@ def test_recent_window_cuts_days_in_the_reference_timezone():
     window = recent_window(reference, days=2)
     assert window.start == int(datetime(2023, 5, 23, tzinfo=pacific).timestamp())
     assert window.end == int(datetime(2023, 5, 26, tzinfo=pacific).timestamp())
+
+
+def _group_node(items: list, number: int) -> list | None:
+    """The parsed contents of capturing group ``number`` in a parsed regular expression."""
+    for op, arg in items:
+        if op is sre_constants.SUBPATTERN:
+            if arg[0] == number:
+                return list(arg[-1])
+            children = [arg[-1]]
+        elif op is sre_constants.BRANCH:
+            children = arg[1]
+        elif op in (sre_constants.MAX_REPEAT, sre_constants.MIN_REPEAT):
+            children = [arg[2]]
+        elif op in (sre_constants.ASSERT, sre_constants.ASSERT_NOT):
+            children = [arg[1]]
+        else:
+            continue
+        for child in children:
+            found = _group_node(list(child), number)
+            if found is not None:
+                return found
+    return None
+
+
+def _texts(items: list) -> set[str]:
+    """Every text a parsed alternation of words can match, a run of whitespace as one space;
+    an assertion error for anything else, so that a new kind of group is not silently missed."""
+    space = [(sre_constants.CATEGORY, sre_constants.CATEGORY_SPACE)]
+    texts = {""}
+    for op, arg in items:
+        if op is sre_constants.LITERAL:
+            options = {chr(arg)}
+        elif op is sre_constants.BRANCH:
+            options = set().union(*(_texts(list(branch)) for branch in arg[1]))
+        elif op is sre_constants.SUBPATTERN:
+            options = _texts(list(arg[-1]))
+        elif op is sre_constants.IN and list(arg) == space:
+            options = {" "}
+        elif op is sre_constants.MAX_REPEAT and _texts(list(arg[2])) == {" "}:
+            options = {" "} if arg[0] >= 1 else {"", " "}
+        else:
+            raise AssertionError(f"cannot list the texts of {op} {arg}")
+        texts = {text + option for text in texts for option in options}
+    return texts
+
+
+def _group_texts(pattern: re.Pattern[str], group: str) -> set[str]:
+    parsed = list(sre_parse.parse(pattern.pattern, pattern.flags))
+    node = _group_node(parsed, pattern.groupindex[group])
+    assert node is not None, group
+    return _texts(node)
+
+
+def test_every_rule_name_the_engine_can_produce_is_written_in_the_source():
+    """A template rule ("nth_{unit}") lists the names it expands to, so that a search for one
+    ("nth_week") finds the code; the list must be what the rule's pattern can produce."""
+    package = Path(time_package.__file__).parent
+    source = "\n".join(path.read_text() for path in sorted(package.glob("*.py")))
+    templates = 0
+    for rule in _RULES:
+        if "{" in rule.name:
+            templates += 1
+            rels = _group_texts(rule.pattern, "rel") if "{rel}" in rule.name else {""}
+            units = _group_texts(rule.pattern, "unit") if "{unit}" in rule.name else {""}
+            produced = {rule.name_with(rel, unit) for rel in rels for unit in units}
+            assert produced == set(rule.expands_to), rule.name
+        else:
+            produced = {rule.name}
+        for name in produced:
+            assert f'"{name}"' in source, f"{name} ({rule.name}) is not written out"
+    assert templates >= 13
+
+
+def test_a_template_rule_must_list_the_names_it_expands_to():
+    pattern = re.compile(r"(?P<unit>week|day)")
+    with pytest.raises(ValueError, match="expands_to"):
+        _Rule("nth_{unit}", pattern, frozenset(), None)
+    with pytest.raises(ValueError, match="expands_to"):
+        _Rule("nth", pattern, frozenset(), None, expands_to=("nth_week",))
+    with pytest.raises(ValueError, match="'week_nth' in expands_to"):
+        _Rule("nth_{unit}", pattern, frozenset(), None, expands_to=("nth_week", "week_nth"))
+    rule = _Rule("nth_{unit}", pattern, frozenset(), None, expands_to=("nth_week", "nth_day"))
+    assert rule.name_with("", "Week") == "nth_week"

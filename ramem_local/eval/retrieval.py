@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..ingest.formats import read_locomo
 from ..ingest.pipeline import ingest_conversations
 from ..protocols import LLM, Embedder
-from ..recall.timecues import has_temporal_cue
+from ..recall.time import has_temporal_cue
 from ..types import Candidate, LLMCall, ParsedConversation, RecallFrame
 from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
 from .metrics import (

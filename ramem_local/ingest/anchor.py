@@ -11,7 +11,7 @@ and the people its text names (``names.mentioned_persons``). Two memories with t
 ``dedup_key`` (the content after case folding and whitespace collapsing) are one memory.
 
 Event time is read from what was said, relative to when it was said. A recurring time cue ("in
-June", "on Saturday", "at Christmas", see ``timecues``) does not say which occurrence it means;
+June", "on Saturday", "at Christmas", see ``recall.time``) does not say which occurrence it means;
 a question means the most recent one, but a turn may report ("On Saturday we hiked the ridge",
 written on a Monday: the Saturday before) or plan ("I'm signing up for a first-aid course in
 June", said in May: the coming June). ``tense_direction`` reads the tense of the clause around
@@ -38,7 +38,7 @@ itself ("the last weekend of May", "next Friday") are part of the time expressio
 tense, and do not count. Cues that say their direction ("last Friday", "next Friday", "2 days
 ago", full dates, "tomorrow") are grounded the same whatever the tense.
 
-The grounder is the one questions use (``timecues.detect_cues``), with the bank's country
+The grounder is the one questions use (``recall.time.detect_cues``), with the bank's country
 (``country``): "we spent Christmas at my parents'" said on 28 December is 25 December,
 "the rent was due on 3/4/2024" is 4 March in a US bank and 3 April in a British one.
 """
@@ -52,7 +52,7 @@ from functools import lru_cache
 
 from ..names import NamesRead, mentioned_persons
 from ..recall.calendars import date_order
-from ..recall.timecues import detect_cues
+from ..recall.time import detect_cues
 from ..text import canonical_person, normalised_hash
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
 from .extract import EntryRejected, clean_field, read_entry

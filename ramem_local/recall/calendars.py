@@ -31,7 +31,7 @@ January), then where ``HOLIDAYS`` says:
 ``OTHER_NEW_YEARS``) is never the 1 January one.
 
 A year outside a calendar's range has no occurrence (``holiday_occurrences`` is empty; the
-grounder then reads a holiday named with a year as that whole year, see ``timecues``).
+grounder then reads a holiday named with a year as that whole year, see ``recall.time``).
 
 The country (ISO 3166 alpha-2, a bank setting) also decides the order of numeric dates: month
 first in the US and the few places that write dates its way (``MONTH_FIRST``), no order in

@@ -22,7 +22,7 @@ from .question_kinds import (
     without_counting_words,
     without_order_words,
 )
-from .timecues import detect_cues, is_recent_cue, question_range, recent_window
+from .time import detect_cues, is_recent_cue, question_range, recent_window
 
 DEFAULT_BUFFER_DAYS = SearchDefaults.buffer_days
 # "recently" / "lately" / "these days" as a preference for the last N days before the

@@ -209,7 +209,7 @@ OPEN_ANCHOR = re.compile(
 def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     """The time given by another event, when the question has one that no time cue covers.
 
-    "the day after tomorrow" and "since 2020" are time cues (``timecues``), read there; an
+    "the day after tomorrow" and "since 2020" are time cues (``recall.time``), read there; an
     anchor is only looked for outside the cues' spans. "before / after <event>" without a
     unit fixes a time only in a question about the past ("What did I eat after ..."), not in
     one about the present or a plan ("What does John want to do after his career?").
