@@ -332,11 +332,25 @@ def test_a_bug_is_reported_as_a_bug_with_status_70(bank, monkeypatch):
 
 def test_the_error_family_is_one_tree():
     assert issubclass(FormatError, InputError) and issubclass(InputError, ValueError)
-    from ramem_local import BankError, ConfigError, LLMError, ModelError, StoreError
-    from ramem_local.runtime.embedder import EmbedderError
-    for error in (FormatError, ConfigError, StoreError, BankError, ModelError, LLMError,
-                  EmbedderError):
+    from ramem_local import (
+        BankCorruptError,
+        BankError,
+        BankFullError,
+        BankIOError,
+        BankLockedError,
+        BankReadOnlyError,
+        ConfigError,
+        LLMError,
+        ModelError,
+        StoreError,
+    )
+    from ramem_local.errors import EmbedderError, RecordError
+    for error in (FormatError, ConfigError, RecordError, StoreError, BankError, ModelError,
+                  LLMError, EmbedderError):
         assert issubclass(error, RamemError)
+    for error in (BankFullError, BankIOError, BankReadOnlyError, BankLockedError,
+                  BankCorruptError):
+        assert issubclass(error, BankError) and error.advice
 
 
 # ------------------------------------------------------------------------- property tests
