@@ -9,28 +9,19 @@ import pickle
 import apsw
 import pytest
 
-from ramem_local import Memory
-from ramem_local.errors import (
-    BankCorruptError,
-    BankError,
-    BankFullError,
-    BankIOError,
-    BankLockedError,
-    BankReadOnlyError,
-    error_line,
-)
+from ramem_local import Memory, errors
 from ramem_local.store import Store
 from ramem_local.store.sqlite_errors import bank_error_from
 
 
 @pytest.mark.parametrize(("sqlite_error", "bank_error"), [
-    (apsw.FullError, BankFullError),
-    (apsw.IOError, BankIOError),
-    (apsw.CantOpenError, BankIOError),  # its folder is writable: not a read-only bank
-    (apsw.BusyError, BankLockedError),
-    (apsw.LockedError, BankLockedError),
-    (apsw.CorruptError, BankCorruptError),
-    (apsw.NotADBError, BankCorruptError),
+    (apsw.FullError, errors.BankFullError),
+    (apsw.IOError, errors.BankIOError),
+    (apsw.CantOpenError, errors.BankIOError),  # its folder is writable: not a read-only bank
+    (apsw.BusyError, errors.BankLockedError),
+    (apsw.LockedError, errors.BankLockedError),
+    (apsw.CorruptError, errors.BankCorruptError),
+    (apsw.NotADBError, errors.BankCorruptError),
 ])
 def test_each_refusal_of_sqlite_is_its_bank_error_ending_with_its_advice(tmp_path, sqlite_error,
                                                                          bank_error):
@@ -47,7 +38,7 @@ def test_each_refusal_of_sqlite_is_its_bank_error_ending_with_its_advice(tmp_pat
 def test_sqlite_refusing_to_write_is_a_read_only_bank_error(tmp_path, sqlite_error):
     bank = tmp_path / "bank.db"
     error = bank_error_from(sqlite_error("attempt to write a readonly database"), str(bank))
-    assert type(error) is BankReadOnlyError
+    assert type(error) is errors.BankReadOnlyError
     assert str(error) == (f"the bank {bank} is read-only (the file system is not writable for "
                           "this user): nothing was written; make it writable and run the same "
                           "command again")
@@ -65,7 +56,7 @@ def test_a_full_bank_is_a_bank_full_error_and_the_bank_takes_writes_once_there_i
     try:
         pages = store.db.execute("PRAGMA page_count").fetchone()[0]
         store.db.execute(f"PRAGMA max_page_count = {pages}")  # SQLITE_FULL past this size
-        with pytest.raises(BankFullError, match=r"\(database or disk is full\): what was "):
+        with pytest.raises(errors.BankFullError, match=r"\(database or disk is full\): what was "):
             with store.atomic():
                 store.set_meta("note", "x" * 100_000)
         assert not store.db.in_transaction
@@ -95,26 +86,26 @@ def test_a_damaged_bank_is_a_bank_corrupt_error_from_the_method_that_reads_it(tm
 
     store = Store.open(bank)
     try:
-        with pytest.raises(BankCorruptError) as caught:
+        with pytest.raises(errors.BankCorruptError) as caught:
             store.list_memories()
     finally:
         store.close()
     assert str(caught.value) == (
         f"the bank {bank} is damaged (database disk image is malformed): "
-        f"{BankCorruptError.advice}")
+        f"{errors.BankCorruptError.advice}")
     assert isinstance(caught.value.__cause__, apsw.CorruptError)
 
 
 def test_a_bank_error_keeps_its_one_line_through_pickling():
-    error = BankFullError("the bank b.db could not be written (database or disk is full)")
+    error = errors.BankFullError("the bank b.db could not be written (database or disk is full)")
     copy = pickle.loads(pickle.dumps(error))
-    assert type(copy) is BankFullError and str(copy) == str(error)
-    plain = pickle.loads(pickle.dumps(BankError("no bank at b.db")))
+    assert type(copy) is errors.BankFullError and str(copy) == str(error)
+    plain = pickle.loads(pickle.dumps(errors.BankError("no bank at b.db")))
     assert str(plain) == "no bank at b.db"
 
 
 def test_the_error_line_of_an_os_error_names_its_reason_and_path():
-    assert error_line(FileNotFoundError(2, "no such file", "notes.jsonl")) == (
+    assert errors.error_line(FileNotFoundError(2, "no such file", "notes.jsonl")) == (
         "error: no such file: notes.jsonl")
-    assert error_line(BankLockedError("the bank b.db is\nlocked")) == (
-        f"error: the bank b.db is locked: {BankLockedError.advice}")
+    assert errors.error_line(errors.BankLockedError("the bank b.db is\nlocked")) == (
+        f"error: the bank b.db is locked: {errors.BankLockedError.advice}")
