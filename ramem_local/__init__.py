@@ -5,7 +5,21 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .errors import BankError, InputError, LLMError, ModelError, RamemError
+from .errors import (
+    BankCorruptError,
+    BankError,
+    BankFullError,
+    BankIOError,
+    BankLockedError,
+    BankReadOnlyError,
+    ConfigError,
+    FormatError,
+    InputError,
+    LLMError,
+    ModelError,
+    RamemError,
+    StoreError,
+)
 from .types import (
     Answer,
     Candidate,
@@ -21,21 +35,15 @@ from .types import (
 
 if TYPE_CHECKING:
     from .api import Memory
-    from .config import ConfigError
-    from .ingest.formats import FormatError
     from .ingest.pipeline import IngestReport
     from .retrieve import RetrievalSettings
-    from .store import StoreError
 
 # Imported on first use (PEP 562): `import ramem_local` (and `ramem --help`) must not load
 # numpy, onnxruntime, llama_cpp or dateparser.
 _LAZY = {
     "Memory": ".api",
-    "ConfigError": ".config",
-    "FormatError": ".ingest.formats",
     "IngestReport": ".ingest.pipeline",
     "RetrievalSettings": ".retrieve",
-    "StoreError": ".store",
 }
 
 
@@ -50,7 +58,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Answer",
+    "BankCorruptError",
     "BankError",
+    "BankFullError",
+    "BankIOError",
+    "BankLockedError",
+    "BankReadOnlyError",
     "ConfigError",
     "Candidate",
     "FormatError",

@@ -25,7 +25,7 @@ from .config import (
     settings_with_sources,
     unset_config_value,
 )
-from .errors import ConfigError, InputError, ModelError, RamemError
+from .errors import USER_ERRORS, ConfigError, InputError, ModelError, error_line, one_line
 from .ingest.windows import INLINE_EXTRACTION_WINDOWS
 from .render import (
     answer_dict,
@@ -53,19 +53,7 @@ if TYPE_CHECKING:
     from .api import Memory
     from .eval.tuning import SearchTuning
 
-# What a user can cause: the RamemError family, plus the operating system refusing a path or
-# running out of room (an OSError is the machine's answer, not a bug in ramem).
-USER_ERRORS: tuple[type[BaseException], ...] = (RamemError, OSError)
 BUG_EXIT = 70  # EX_SOFTWARE (sysexits.h): an internal error
-
-
-def _user_errors() -> tuple[type[BaseException], ...]:
-    import apsw
-
-    # SQLite refusing the file (full disk, I/O error, read-only, locked past the busy timeout,
-    # corrupt) is the environment's answer, reported as one line like a BankError.
-    return (*USER_ERRORS, apsw.FullError, apsw.IOError, apsw.ReadOnlyError, apsw.BusyError,
-            apsw.LockedError, apsw.CorruptError, apsw.CantOpenError, apsw.NotADBError)
 
 
 def _debug_wanted(ctx: click.Context) -> bool:
@@ -86,38 +74,17 @@ class RamemGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted; re-run the same command to resume", err=True)
             sys.exit(130)
-        except _user_errors() as exc:
+        except USER_ERRORS as exc:
             if _debug_wanted(ctx):
                 traceback.print_exc()
-            click.echo(f"error: {_one_line(exc)}{_advice(exc)}", err=True)
+            click.echo(error_line(exc), err=True)
             sys.exit(1)
         except Exception as exc:  # noqa: BLE001 - the last line of defence: report the bug
             if _debug_wanted(ctx):
                 traceback.print_exc()
             click.echo(f"error: this is a bug in ramem: {type(exc).__name__}: "
-                       f"{_one_line(exc)[:500]} (run with --debug for the traceback)", err=True)
+                       f"{one_line(exc)[:500]} (run with --debug for the traceback)", err=True)
             sys.exit(BUG_EXIT)
-
-
-def _advice(exc: BaseException) -> str:
-    """What to do after SQLite could not write: the transaction in progress was rolled back,
-    what was committed before it is intact, and the same command resumes."""
-    import apsw
-
-    if isinstance(exc, (apsw.FullError, apsw.IOError)):
-        return (" (the bank could not be written: is the disk full, or the file larger than "
-                "allowed? What was written before is intact; free space and re-run the same "
-                "command to resume)")
-    if isinstance(exc, apsw.ReadOnlyError):
-        return " (the bank file or its folder is read-only; nothing was written)"
-    return ""
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    if isinstance(exc, OSError) and exc.filename and exc.strerror:
-        text = f"{exc.strerror}: {exc.filename}"
-    return " ".join(text.split())
 
 
 def require_file(path: Path) -> None:
@@ -360,7 +327,7 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
         if ctx.invoked_subcommand != "config":
             raise
         # `ramem config set/unset` must be able to repair a file with a bad value.
-        click.echo(f"note: {_one_line(exc)}", err=True)
+        click.echo(f"note: {one_line(exc)}", err=True)
         settings, sources = Settings().with_overrides(**flags), {}
     ctx.obj = Context(settings, sources)
     ctx.call_on_close(ctx.obj.close)

@@ -8,8 +8,9 @@ once. The bank (one SQLite connection) and the llama.cpp model each have one own
 body runs under one lock, so calls are served one at a time, in arrival order.
 
 What a user can cause — a bad date, an empty question, an unknown memory id, no LLM for
-``ask`` — comes back as a tool error with one readable line (``is_error``). Anything else is a
-bug: the SDK logs its traceback on stderr and the client gets "Error executing tool NAME".
+``ask``, a full disk or a read-only bank — comes back as a tool error (``is_error``) whose text
+is the one line the CLI prints for it (``errors.error_line``). Anything else is a bug: the SDK
+logs its traceback on stderr and the client gets "Error executing tool NAME".
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .api import Memory
-from .errors import InputError, LLMError, RamemError
+from .errors import USER_ERRORS, InputError, LLMError, error_line
 from .render import (
     answer_dict,
     candidate_dict,
@@ -46,16 +47,10 @@ TIMELINE_LIMIT = 500
 _Tool = TypeVar("_Tool", bound=Callable[..., Any])
 
 
-def user_errors() -> tuple[type[BaseException], ...]:
-    """The exceptions a caller's input can cause (reported as tool errors, not bugs): the
-    RamemError family, and the operating system refusing a path."""
-    return (RamemError, FileNotFoundError, PermissionError, IsADirectoryError)
-
-
 def build_server(memory: Memory) -> Any:
     """An ``MCPServer`` whose tools work on ``memory`` (one lock around every call)."""
     from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import CallToolResult, TextContent
 
     server = MCPServer(name="ramem", instructions=INSTRUCTIONS)
     lock = threading.Lock()
@@ -67,8 +62,11 @@ def build_server(memory: Memory) -> Any:
             with lock:
                 try:
                     return fn(*args, **kwargs)
-                except user_errors() as exc:
-                    raise ToolError(_one_line(exc)) from exc
+                except USER_ERRORS as exc:
+                    # Returned rather than raised as a ToolError, which the SDK would prefix
+                    # with "Error executing tool NAME: ": the text is the CLI's line.
+                    return CallToolResult(content=[TextContent(type="text", text=error_line(exc))],
+                                          is_error=True)
         return call  # type: ignore[return-value]
 
     @server.tool(description="Keep something the user said or wrote. `at` is when it happened "
@@ -170,8 +168,3 @@ def _frame_summary(frame: dict[str, Any]) -> dict[str, Any]:
     keys = ("need", "reference_time", "cues", "time_range", "widened_range", "guard",
             "guard_reason", "persons", "order", "counting", "anchor", "as_of")
     return {key: frame[key] for key in keys}
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return " ".join(text.split())

@@ -1,58 +1,47 @@
-"""Faults of the machine, not of the input: a full disk during ingest, a damaged model file.
+"""Faults of the machine, not of the input: a full disk during ingest, a read-only bank, a
+damaged model file.
 
-A full disk is simulated with the file-size limit (RLIMIT_FSIZE) of the ingest process: writes
+A full disk is simulated with the file-size limit (RLIMIT_FSIZE) of the ramem process: writes
 past it fail with EFBIG (Python ignores SIGXFSZ), which SQLite reports as an I/O error — the
 same path as ENOSPC, and it works for root too. Each case must end in one readable line, a
-bank that passes integrity_check, and (for the disk) a re-run that completes the work.
+bank that passes integrity_check, and (for the disk) a re-run that completes the work. The
+limits are set by ``limited_process.py``, which then becomes ``ramem``, so the MCP server (a
+process the SDK's client starts) is held exactly as the CLI is.
 """
 
 from __future__ import annotations
 
-import ctypes
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import anyio
 import apsw
 import pytest
+from mcp import Client, StdioServerParameters
 
 CLI_SCRIPT = Path(__file__).resolve().parents[1] / "cli.py"
+LIMITED_PROCESS = Path(__file__).resolve().with_name("limited_process.py")
 
 
-# Linux capabilities that let root write, read and chmod any file whatever its mode bits
-# (capabilities(7)): CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, CAP_FOWNER.
-PERMISSION_OVERRIDES = (1, 2, 3)
-PR_CAPBSET_DROP = 24  # prctl(2)
-
-
-def held_to_permissions() -> None:
-    """Run as root, the child gives up root's right to ignore file permissions (drops the
-    capabilities above from its bounding set; its exec'd program never gets them): the
-    kernel then checks the mode bits of the bank and its folder as for any user. Root
-    cannot become ``nobody`` instead: the interpreter lives under /root (mode 0700)."""
-    if os.geteuid() != 0:
-        return  # a user is held to the mode bits already
-    libc = ctypes.CDLL(None, use_errno=True)
-    for capability in PERMISSION_OVERRIDES:
-        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
-            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+def limited(*command: str, fsize: int | None = None, as_user: bool = False) -> list[str]:
+    """``command`` run through ``limited_process.py`` with a file-size limit, and (as root)
+    held to file permissions."""
+    options = [*(["--fsize", str(fsize)] if fsize is not None else []),
+               *(["--as-user"] if as_user else [])]
+    return [sys.executable, str(LIMITED_PROCESS), *options, *command]
 
 
 def ramem(*args: str, fsize: int | None = None,
           as_user: bool = False) -> subprocess.CompletedProcess:
-    def limit() -> None:
-        if fsize is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        if as_user:
-            held_to_permissions()
-
     env = {**os.environ, "PYTHONPATH": str(CLI_SCRIPT.parent)}
-    return subprocess.run([sys.executable, str(CLI_SCRIPT), *args], capture_output=True,
-                          text=True, preexec_fn=limit, env=env, timeout=300)
+    return subprocess.run(limited(sys.executable, str(CLI_SCRIPT), *args, fsize=fsize,
+                                  as_user=as_user),
+                          capture_output=True, text=True, env=env, timeout=300)
 
 
 def write_turns(path: Path, count: int) -> Path:
@@ -83,8 +72,10 @@ def test_a_full_disk_during_ingest_is_one_line_the_bank_stays_sound_and_a_rerun_
     full = ramem("--db", str(bank), "ingest", str(source), fsize=bank.stat().st_size + 65536)
     assert full.returncode == 1, full.stderr
     last = full.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: disk I/O error (the bank could not be written: is the disk "
-                           "full")
+    assert last == (f"error: the bank {bank} could not be read or written (disk I/O error): is "
+                    "the disk full or failing, or the file larger than allowed? What was written "
+                    "before is intact; free space (or check the disk) and run the same command "
+                    "again to resume")
     assert "Traceback" not in full.stderr
     integrity, turns, memories, fts = bank_rows(bank)
     assert integrity == "ok" and 1 <= turns < 3001 and memories == fts == turns
@@ -105,8 +96,8 @@ def bank_content(bank: Path) -> dict[str, list[tuple]]:
 
 def permissions_are_enforced(path: Path) -> bool:
     """Whether a child run with ``as_user`` is refused to write ``path`` (read-only)."""
-    probe = subprocess.run([sys.executable, "-c", f"open({str(path)!r}, 'ab')"],
-                           preexec_fn=held_to_permissions, capture_output=True, text=True)
+    probe = subprocess.run(limited(sys.executable, "-c", f"open({str(path)!r}, 'ab')",
+                                   as_user=True), capture_output=True, text=True)
     return probe.returncode != 0 and "PermissionError" in probe.stderr
 
 
@@ -147,6 +138,66 @@ def test_a_read_only_bank_is_one_line_stays_intact_and_the_ingest_completes_once
     resumed = ramem("--db", str(bank), "ingest", str(source), as_user=True)
     assert resumed.returncode == 0, resumed.stderr
     assert bank_rows(bank) == ("ok", 300, 300, 300)
+
+
+# Room for the 32 KiB shared-memory index of the write-ahead log, not for the log of one write.
+FULL_DISK_FSIZE = 40 * 1024
+LONG_NOTE = "Planted tomatoes, beans and basil along the south fence of the garden. " * 400
+
+
+def mcp_tool_error(bank: Path, tool: str, arguments: dict[str, Any], *,
+                   fsize: int | None = None, as_user: bool = False) -> str:
+    """The error text of one call of ``tool`` on a ``ramem mcp`` server over ``bank``, the
+    server started by the SDK's stdio client through ``limited_process.py``."""
+    command = limited(sys.executable, str(CLI_SCRIPT), "--db", str(bank), "mcp", fsize=fsize,
+                      as_user=as_user)
+    results: list[Any] = []
+
+    async def session() -> None:
+        server = StdioServerParameters(command=command[0], args=command[1:])
+        async with Client(server, read_timeout_seconds=120) as client:
+            results.append(await client.call_tool(tool, arguments))
+
+    anyio.run(session)
+    assert results[0].is_error, results[0]
+    return "".join(getattr(part, "text", "") for part in results[0].content)
+
+
+def test_a_full_disk_is_the_same_one_line_from_the_cli_and_an_mcp_tool(tmp_path):
+    bank = tmp_path / "bank.db"
+    assert ramem("--db", str(bank), "add", "first entry").returncode == 0
+
+    cli = ramem("--db", str(bank), "add", LONG_NOTE, fsize=FULL_DISK_FSIZE)
+    tool = mcp_tool_error(bank, "remember", {"text": LONG_NOTE}, fsize=FULL_DISK_FSIZE)
+
+    assert cli.returncode == 1, cli.stderr
+    assert cli.stderr.strip().splitlines()[-1] == tool
+    assert tool == (f"error: the bank {bank} could not be read or written (disk I/O error): is "
+                    "the disk full or failing, or the file larger than allowed? What was written "
+                    "before is intact; free space (or check the disk) and run the same command "
+                    "again to resume")
+    assert bank_rows(bank) == ("ok", 1, 1, 1)
+
+
+def test_a_read_only_bank_is_the_same_one_line_from_the_cli_and_an_mcp_tool(tmp_path):
+    bank = tmp_path / "bank.db"
+    assert ramem("--db", str(bank), "add", "first entry").returncode == 0
+    bank.chmod(0o444)
+    try:
+        if not permissions_are_enforced(bank):
+            pytest.skip("cannot run a child held to file permissions (as root: no "
+                        "CAP_SETPCAP to drop CAP_DAC_OVERRIDE)")
+        cli = ramem("--db", str(bank), "add", "second entry", as_user=True)
+        tool = mcp_tool_error(bank, "remember", {"text": "second entry"}, as_user=True)
+    finally:
+        bank.chmod(0o600)
+
+    assert cli.returncode == 1, cli.stderr
+    assert cli.stderr.strip().splitlines()[-1] == tool
+    assert tool == (f"error: the bank {bank} is read-only (the bank file is not writable for "
+                    "this user): nothing was written; make it writable and run the same command "
+                    "again")
+    assert bank_rows(bank) == ("ok", 1, 1, 1)
 
 
 @pytest.mark.real_model

@@ -332,11 +332,16 @@ def test_a_bug_is_reported_as_a_bug_with_status_70(bank, monkeypatch):
 
 def test_the_error_family_is_one_tree():
     assert issubclass(FormatError, InputError) and issubclass(InputError, ValueError)
+    import ramem_local
     from ramem_local import BankError, ConfigError, LLMError, ModelError, StoreError
-    from ramem_local.runtime.embedder import EmbedderError
-    for error in (FormatError, ConfigError, StoreError, BankError, ModelError, LLMError,
-                  EmbedderError):
+    from ramem_local.errors import EmbedderError, RecordError
+    for error in (FormatError, ConfigError, RecordError, StoreError, BankError, ModelError,
+                  LLMError, EmbedderError):
         assert issubclass(error, RamemError)
+    refusals = BankError.__subclasses__()  # what SQLite refuses: full, I/O, read-only, ...
+    assert len(refusals) == 5
+    for refusal in refusals:
+        assert refusal.advice and getattr(ramem_local, refusal.__name__) is refusal
 
 
 # ------------------------------------------------------------------------- property tests

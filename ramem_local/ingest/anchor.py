@@ -50,12 +50,13 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
+from ..errors import EntryRejected
 from ..names import NamesRead, mentioned_persons
 from ..recall.calendars import date_order
 from ..recall.time import detect_cues
 from ..text import canonical_person, normalised_hash
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
-from .extract import EntryRejected, clean_field, read_entry
+from .extract import clean_field, read_entry
 
 # Event ranges wider than this say little about *which* episode a memory belongs to ("this
 # year"), so they are not stored; the session span still anchors the memory.

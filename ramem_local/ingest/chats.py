@@ -38,16 +38,13 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
+from ..errors import RecordError
 from ..types import ParsedConversation, Session, Turn
 from .formats import SESSION_GAP_SECONDS, _short, parse_timestamp
 
 ME = "me"
 ASSISTANT = "assistant"
 _TEXT_PARTS = {"text", "audio_transcription"}
-
-
-class RecordError(ValueError):
-    """One conversation of an export that cannot be read."""
 
 
 @dataclass

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone, tzinfo
 
+from ..errors import EntryRejected
 from ..protocols import LLM, LLMResult
 from ..schemas import array, enum, nullable, obj, string
 from ..text import words
@@ -229,10 +230,6 @@ def _prompt_too_long(llm: LLM, messages: list[dict], max_tokens: int) -> str | N
 
 
 # --------------------------------------------------------------------------- reading the reply
-
-
-class EntryRejected(ValueError):
-    """An entry that cannot become a memory (empty, cites nothing known, ...)."""
 
 
 _NULLISH = frozenset({"", "null", "none", "n/a", "na", "unknown", "-"})

@@ -50,7 +50,7 @@ from datetime import datetime, timezone, tzinfo
 from pathlib import Path
 from typing import Any
 
-from ramem_local.errors import InputError
+from ramem_local.errors import FormatError
 from ramem_local.timebounds import MIN_TIME, check_bounds, unix_seconds
 from ramem_local.types import ConversationOutline, ParsedConversation, Session, Turn
 
@@ -60,32 +60,6 @@ FORMATS = ("locomo", "jsonl")
 
 _JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 _JSON_SUFFIXES = {".json"}
-
-
-class FormatError(InputError):
-    """An input file that cannot be read; ``str()`` is one line: ``file:line:col: problem``."""
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        path: Path | str | None = None,
-        line: int | None = None,
-        column: int | None = None,
-    ) -> None:
-        self.message = " ".join(message.split())  # one line, whatever the message held
-        self.path = Path(path) if path is not None else None
-        self.line = line
-        self.column = column
-        super().__init__(self._render())
-
-    def _render(self) -> str:
-        where = [self.path.name] if self.path is not None else []
-        if self.line is not None:
-            where.append(str(self.line))
-            if self.column is not None:
-                where.append(str(self.column))
-        return f"{':'.join(where)}: {self.message}" if where else self.message
 
 
 def _json_limit(exc: BaseException) -> str:

@@ -31,12 +31,11 @@ from datetime import tzinfo
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
+from ..errors import FormatError, InputError, RecordError
 from ..protocols import Embedder
 from ..store import Store
 from ..types import JOURNAL
-from .chats import ChatRecord, Converter, RecordError, chatgpt_record, claude_record
-from .formats import FormatError
+from .chats import ChatRecord, Converter, chatgpt_record, claude_record
 from .markdown import read_markdown_journal
 from .pipeline import IngestReport, embed_missing, ingest_conversations
 from .streamjson import DEFAULT_BUFFER, iter_json_array, zip_members

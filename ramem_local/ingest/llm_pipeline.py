@@ -22,11 +22,12 @@ from datetime import tzinfo
 
 import numpy as np
 
+from ..errors import EntryRejected
 from ..protocols import LLM, Embedder
 from ..store import Store
 from ..types import ExtractionWindow, LLMCall, MemoryRecord, Turn
 from .anchor import anchor_entry, dedup_key
-from .extract import MAX_ERROR_CHARS, PROMPT_VERSION, EntryRejected, extract_window, turn_labels
+from .extract import MAX_ERROR_CHARS, PROMPT_VERSION, extract_window, turn_labels
 from .windows import (
     DEFAULT_OVERLAP,
     DEFAULT_SIZE,

@@ -39,8 +39,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, tzinfo
 from pathlib import Path
 
+from ..errors import FormatError
 from ..types import DAY, ParsedConversation, Session, Turn
-from .formats import FormatError, _read_text
+from .formats import _read_text
 
 ME = "me"
 UNTIMED = time(12, 0)  # the time of day of an entry written without one

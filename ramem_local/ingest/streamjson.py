@@ -21,7 +21,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .formats import FormatError, _short
+from ..errors import FormatError
+from .formats import _short
 
 DEFAULT_BUFFER = 1 << 20  # characters per read
 _WHITESPACE = " \t\r\n"

@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import EmbedderError
 from ..types import EmbedderFingerprint
 from .jsonfile import read_json
-from .registry import ModelError, sha256_file
+from .registry import sha256_file
 
 POOLING_MODES = ("mean", "cls", "last_token")
 DEFAULT_MAX_LENGTH = 512
@@ -34,10 +35,6 @@ _ONNX_DTYPES: dict[str, Any] = {
     "tensor(double)": np.float64,
     "tensor(bool)": np.bool_,
 }
-
-
-class EmbedderError(ModelError):
-    """A model folder or graph the embedder cannot use; the message is one readable line."""
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The bank: one SQLite file (apsw + sqlite-vec + FTS5). All SQL of the project lives here."""
 
-from .bank import EmbedderFingerprint, Store, StoredTurn, StoreError, turn_key
+from ..errors import StoreError
+from .bank import EmbedderFingerprint, Store, StoredTurn, turn_key
 from .forgetting import ForgetPlan, TimelineRow
 from .retrieval_sql import NEIGHBOUR_WEIGHT, RankedRow
 

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from ..errors import BankError, BankLockedError, StoreError
 from ..types import EmbedderFingerprint
-from .base import StoreError, now, one_row
+from .base import now, one_row
 from .episodes import EpisodeTables, StoredTurn, turn_key
 from .extraction import ExtractionLedger
 from .forgetting import Forgetting
@@ -31,6 +32,12 @@ from .schema import (
     create_int8_table,
     migrate,
 )
+from .sqlite_errors import (
+    bank_error_from,
+    read_only_error,
+    sqlite_errors_translated,
+    translating_sqlite_errors,
+)
 
 if TYPE_CHECKING:  # numpy loads with the first search, not for `ramem --help`
     from .int8_matrix import Int8Matrix
@@ -43,7 +50,7 @@ WRITE_ATTEMPTS = 3
 # permissions of the bank file.
 BANK_FILE_MODE = 0o600
 
-__all__ = ["EmbedderFingerprint", "Store", "StoreError", "StoredTurn", "turn_key"]
+__all__ = ["EmbedderFingerprint", "Store", "StoredTurn", "turn_key"]
 
 
 def _create_owner_only(file: Path) -> None:
@@ -57,23 +64,7 @@ def _create_owner_only(file: Path) -> None:
     os.chmod(file, BANK_FILE_MODE)  # whatever the umask let through
 
 
-def _unwritable(file: Path) -> list[str]:
-    """What of the bank keeps it from being written: the file, its folder (for the -wal and
-    -shm files), as the operating system answers for this process."""
-    parts = [("the bank file", file), ("its folder", file.parent)]
-    return [name for name, path in parts if path.exists() and not os.access(path, os.W_OK)]
-
-
-def read_only_error(path: str) -> StoreError:
-    """The one line for a bank that cannot be written, with what to do."""
-    parts = _unwritable(Path(path))
-    what = " and ".join(parts) if parts else "the file system"
-    verb = "are" if len(parts) > 1 else "is"
-    return StoreError(
-        f"the bank {path} is read-only ({what} {verb} not writable for this user): nothing was "
-        "written; make it writable and run the same command again")
-
-
+@translating_sqlite_errors  # SQLite's refusals leave every public method as BankErrors
 class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
     """Owns the connection, the schema and every SQL statement of a bank."""
 
@@ -112,33 +103,36 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             existing = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
         except apsw.NotADBError as exc:
             raise StoreError(f"{path_str} is not a SQLite database (not a ramem bank)") from exc
-        except (apsw.ReadOnlyError, apsw.CantOpenError) as exc:
-            if _unwritable(Path(path_str)):  # a read-only folder: no -shm file could be made
-                raise read_only_error(path_str) from exc
-            raise StoreError(f"cannot open bank {path_str}: {exc}") from exc
         except apsw.Error as exc:
-            raise StoreError(f"cannot open bank {path_str}: {exc}") from exc
+            refusal = bank_error_from(exc, path_str)
+            raise refusal or StoreError(f"cannot open bank {path_str}: {exc}") from exc
         store = cls(db, path_str, read_only=path_str != ":memory:" and db.readonly("main"))
         try:
-            store._check_is_bank(existing)  # before any write: a foreign file stays untouched
-            if store.read_only and store._needs_migration(existing):
-                raise read_only_error(path_str)  # its schema must be brought up to date
-        except StoreError:
+            with sqlite_errors_translated(path_str):
+                store._prepare(existing)
+        except BankError:
             db.close()
             raise
-        if store.read_only:
-            return store
-        if path_str != ":memory:":
-            db.execute("PRAGMA journal_mode = WAL")
+        return store
+
+    def _prepare(self, existing_tables: set[str]) -> None:
+        """Check that the file is a bank, then (when it can be written) bring its schema up to
+        date and mark a new one."""
+        self._check_is_bank(existing_tables)  # before any write: a foreign file stays untouched
+        if self.read_only:
+            if self._needs_migration(existing_tables):
+                raise read_only_error(self.path)  # its schema must be brought up to date
+            return
+        if self.path != ":memory:":
+            self.db.execute("PRAGMA journal_mode = WAL")
         # The schema and the marker commit together: a process killed while it creates the
         # bank leaves an empty file (a new bank next time), never tables without a marker.
-        with db:
-            migrate(db, now())
-            if store.get_meta("marker") is None:
-                store.set_meta("marker", BANK_MARKER)
-                store.set_meta("created_at", str(now()))
-                store.set_meta("timezone", "UTC")
-        return store
+        with self.db:
+            migrate(self.db, now())
+            if self.get_meta("marker") is None:
+                self.set_meta("marker", BANK_MARKER)
+                self.set_meta("created_at", str(now()))
+                self.set_meta("timezone", "UTC")
 
     def _check_is_bank(self, existing_tables: set[str]) -> None:
         if not existing_tables:
@@ -182,19 +176,20 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         busy timeout, then retrying a bounded number of times), so a transaction that reads
         before it writes can never fail half-way because another process wrote in between
         (SQLITE_BUSY_SNAPSHOT in WAL mode)."""
-        if self.db.in_transaction:
-            with self.db:
-                yield
-            return
-        self.require_writable()
-        self._begin_immediate()
-        try:
-            yield
-        except BaseException:
+        with sqlite_errors_translated(self.path):
             if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+                with self.db:
+                    yield
+                return
+            self.require_writable()
+            self._begin_immediate()
+            try:
+                yield
+                self.db.execute("COMMIT")
+            except BaseException:  # a failed COMMIT too: the connection stays usable
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
 
     def require_writable(self) -> None:
         """Refuse, with what to do, to write to a bank opened read-only (before a long read)."""
@@ -209,9 +204,8 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             except apsw.BusyError:
                 if attempt == WRITE_ATTEMPTS - 1:
                     waited = WRITE_ATTEMPTS * BUSY_TIMEOUT_MS // 1000
-                    raise StoreError(
-                        f"the bank {self.path} is busy: another process has been writing to it "
-                        f"for over {waited}s; try again when it is done") from None
+                    raise BankLockedError(
+                        f"the bank {self.path} has been locked for over {waited}s") from None
                 time.sleep(0.05 * 2**attempt)
 
     def integrity_check(self) -> list[str]:

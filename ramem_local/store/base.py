@@ -1,5 +1,5 @@
-"""What every part of the store shares: its error, its clock and what its table groups may
-call on one another."""
+"""What every part of the store shares: its clock and what its table groups may call on one
+another."""
 
 from __future__ import annotations
 
@@ -10,14 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import apsw
 
-from ..errors import BankError
-
 if TYPE_CHECKING:
     from ..types import EmbedderFingerprint
-
-
-class StoreError(BankError):
-    """A problem with the bank file, reported as one readable line."""
 
 
 def now() -> int:

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 
 import apsw
 
+from ..errors import StoreError
 from ..types import MemoryRecord, TimeRange
-from .base import StoreError, StorePart, now, one_row
+from .base import StorePart, now, one_row
 from .retrieval_sql import (
     NEIGHBOUR_WEIGHT,
     RankedRow,
