@@ -200,3 +200,15 @@ class UndatedHoliday(ValueError):
     def __init__(self, key: str, year: int) -> None:
         super().__init__(f"no {key} in {year}")
         self.year = year
+
+
+class HashUnavailable(Exception):
+    """The hub reports no checksum for a file being pulled (``runtime/download``): the pull
+    uses the registry's pinned one or refuses the file. An internal signal, always caught
+    there and never shown as it is."""
+
+
+class RemoteFileMissing(Exception):
+    """The hub answers HTTP 404 for a file being pulled (``runtime/download``): the pull turns
+    it into a ``ModelError`` that asks whether the registry entry is stale. An internal
+    signal, always caught there."""

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, urljoin
 
+from ..errors import HashUnavailable, RemoteFileMissing
 from .registry import (
     EMBEDDER,
     LLM,
@@ -64,14 +65,6 @@ class Expected:
         return got == self.value, got
 
 
-class _HashUnavailable(Exception):
-    pass
-
-
-class _NotFound(Exception):
-    pass
-
-
 # --------------------------------------------------------------------------- pull
 
 
@@ -97,7 +90,7 @@ def pull(
         url = file_url(base_url, src["repo"], src.get("revision", "main"), remote)
         try:
             _pull_file(entry, remote, url, folder / local, models_dir, progress, retries)
-        except _NotFound:
+        except RemoteFileMissing:
             if required:
                 raise ModelError(
                     f"{url} not found (HTTP 404); is the registry entry stale?"
@@ -187,7 +180,7 @@ def _expected_hash(entry: ModelEntry, remote: str, url: str) -> Expected:
     pinned = entry.pinned_sha256(remote)
     try:
         reported = hub_file_hash(url)
-    except _HashUnavailable:
+    except HashUnavailable:
         if pinned:
             return Expected("sha256", pinned, entry.size_bytes if entry.kind == LLM else None)
         raise ModelError(
@@ -213,7 +206,7 @@ def hub_file_hash(url: str, *, max_hops: int = 5) -> Expected:
     for _ in range(max_hops):
         status, headers = _head(url)
         if status == 404:
-            raise _NotFound(url)
+            raise RemoteFileMissing(url)
         found = _hash_from_headers(headers)
         if found is not None:
             return found
@@ -221,7 +214,7 @@ def hub_file_hash(url: str, *, max_hops: int = 5) -> Expected:
         if not (300 <= status < 400 and location):
             break
         url = urljoin(url, location)
-    raise _HashUnavailable(url)
+    raise HashUnavailable(url)
 
 
 def _hash_from_headers(headers: email.message.Message) -> Expected | None:
