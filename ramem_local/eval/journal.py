@@ -111,7 +111,7 @@ from pathlib import Path
 
 from ..api import Memory
 from ..protocols import Embedder
-from ..types import SearchResponse
+from ..types import SearchDefaults, SearchResponse
 from .metrics import all_evidence_recall_at_k, first_hit_rank, recall_at_k
 from .retrieval import bank_folder
 from .tuning import DEFAULT_TUNING, SearchTuning, tuned_search
@@ -1286,7 +1286,7 @@ def run_journal_eval(
             source = journal.write_jsonl(Path(folder) / f"{bank_stem(spec)}.jsonl")
             tag = "bm25" if embedder is None else "dense"
             with Memory.open(Path(folder) / f"{bank_stem(spec)}-{tag}.db", embedder=embedder,
-                             country=JOURNAL_COUNTRY) as memory:
+                             country=JOURNAL_COUNTRY, defaults=SearchDefaults()) as memory:
                 if memory.embedder is not None:
                     embedder_name = memory.embedder.name
                 tick = time.perf_counter()

@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..ingest.formats import read_locomo
 from ..protocols import LLM, Embedder
 from ..recall.time import has_temporal_cue
-from ..types import Candidate, LLMCall, ParsedConversation
+from ..types import Candidate, LLMCall, ParsedConversation, SearchDefaults
 from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
 from .metrics import (
     all_evidence_recall_at_k,
@@ -162,7 +162,9 @@ def run_retrieval_eval(
     Each sample's bank is built as ``ramem ingest`` builds one (``Memory.ingest`` of the file,
     that sample only), in a temporary folder, or kept in ``bank_dir`` so that a second run with
     other retrieval settings skips the ingest (ingest is idempotent). With ``llm`` each
-    question is also answered through ``Memory.ask``, the question analyzer included.
+    question is also answered through ``Memory.ask``, the question analyzer included. Banks
+    take the library's search defaults, not the user's settings: the same command gives the
+    same numbers on every machine.
     """
     started = time.perf_counter()
     questions, repairs = load_questions_with_repairs(path)
@@ -179,8 +181,8 @@ def run_retrieval_eval(
             if progress:
                 progress(f"{sample_id}: building its bank")
             bank = Path(folder) / f"{sample_id}.db"
-            with Memory.open(bank, embedder=embedder, llm=llm,
-                             country=LOCOMO_COUNTRY) as memory:
+            with Memory.open(bank, embedder=embedder, llm=llm, country=LOCOMO_COUNTRY,
+                             defaults=SearchDefaults()) as memory:
                 tick = time.perf_counter()
                 memory.ingest(path, format="locomo", conversations=[sample_id],
                               event_times=config.event_times)

@@ -1,5 +1,6 @@
 """Retrieval choices an evaluation can vary, so that each default is measured on against off
-with the same command. The defaults are exactly what ``ramem search`` uses."""
+with the same command. The defaults are exactly what ``Memory.search`` uses with the library's
+``SearchDefaults`` (``ramem search`` without a config file)."""
 
 from __future__ import annotations
 
