@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import builtins
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
@@ -167,6 +167,7 @@ class Memory:
         event_times: bool = True,
         progress: Callable[[int], None] | None = None,
         on_counted: Callable[[int], None] | None = None,
+        conversations: Collection[str] | None = None,
     ) -> IngestReport:
         """Store every turn of a LoCoMo JSON or JSONL file (one memory per turn).
 
@@ -174,9 +175,13 @@ class Memory:
         gets the number of turns), then read again and written batch by batch: a JSONL file of
         any length takes bounded memory. Re-running adds nothing new; an interrupted run
         resumes. With an LLM, follow with :meth:`extract` for the extracted memories.
+        ``conversations`` stores only the conversations (LoCoMo samples) of these names, e.g.
+        one sample per bank as the LoCoMo evaluation does; a name the file lacks is an error.
         """
         self.store.require_writable()
         source = open_turns(Path(path), format, tz=self.tz)
+        if conversations is not None:
+            source = source.only(conversations, Path(path))
         if on_counted is not None:
             on_counted(sum(outline.turn_count for outline in source.outlines))
         return ingest_turns(

@@ -1159,9 +1159,10 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
 
     Prints R@5, R@10, R@25, all-evidence R@10, MRR@25 and D@1 per category, overall (categories
     1-4), on the temporal-triggered subset and for category 5, modes side by side. With --llm,
-    the LLM also answers from the top K memories: token F1, BLEU-1 and set F1 against the
-    reference answers (SQuAD normalisation: lower case, no punctuation or articles), and the
-    abstention rate (for category 5, abstaining is right).
+    each question is also answered as `ramem ask --k K` answers it (the question analyzer, then
+    the top K memories; the tuning options apply to the retrieval scores only): token F1,
+    BLEU-1 and set F1 against the reference answers (SQuAD normalisation: lower case, no
+    punctuation or articles), and the abstention rate (for category 5, abstaining is right).
     """
     from .eval.retrieval import (
         ANSWER_METRICS,
@@ -1202,7 +1203,8 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
                f"event times {'on' if config.event_times else 'off'}")
     click.echo(format_table(result))
     if llm is not None:
-        click.echo("answers (LLM sees the top K memories of each mode):")
+        click.echo("answers (as `ramem ask`: the analyzer, then the top K memories of each "
+                   "mode):")
         click.echo(format_table(result, ANSWER_METRICS))
     click.echo(f"unscorable (no evidence after repair): {result.unscorable} · evidence repairs: "
                f"{result.repairs} · {result.seconds:.1f}s (ingest {result.ingest_seconds:.1f}s)")

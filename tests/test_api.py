@@ -272,6 +272,23 @@ def test_locomo_dev_ingest_stores_every_turn_once(tmp_path, hashing_embedder, lo
         assert not duplicated_turn_ids(memory)
 
 
+def test_ingest_stores_only_the_conversations_named(tmp_path, hashing_embedder):
+    """One conversation of a file per bank, as the LoCoMo evaluation builds its banks; a name
+    the file lacks is refused before anything is written."""
+    source = write_jsonl(tmp_path / "two.jsonl",
+                         many_turns(4, "first") + many_turns(3, "second"))
+    counted = []
+    with Memory.open(tmp_path / "b.db", embedder=hashing_embedder) as memory:
+        with pytest.raises(InputError, match="no conversation named 'third'"):
+            memory.ingest(source, conversations=["second", "third"])
+        assert memory.stats()["turns"] == 0
+        report = memory.ingest(source, conversations=["second"], on_counted=counted.append)
+        assert (report.conversations, report.turns_new, counted) == (1, 3, [3])
+        assert [(c["name"], c["turns"]) for c in memory.stats()["conversations_detail"]] == [
+            ("second", 3)]
+        assert {m.conversation for m in memory.list(limit=10)} == {"second"}
+
+
 def test_interrupted_ingest_resumes_without_duplicates(tmp_path, hashing_embedder):
     embedder_class = type(hashing_embedder)
 

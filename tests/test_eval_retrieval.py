@@ -110,17 +110,26 @@ def test_score_question_counts_hits_and_distractors():
     assert score_question(near, {"D2:1"}, [evidence_start], "What did Ana bake?")["D@1"] == 0.0
 
 
-def test_answers_are_scored_against_the_reference_when_an_llm_is_given(tiny_locomo,
-                                                                      hashing_embedder):
+def test_answers_come_from_ask_with_the_analyzer_and_are_scored(tiny_locomo, hashing_embedder):
+    """With an LLM each question is answered as ``ramem ask`` answers it: the question
+    analyzer's call, then the answer's, for every question and mode."""
+    def analysis(messages, schema, max_tokens):
+        return {"need": "what was baked", "time_start": None, "time_end": None,
+                "event": None, "order": None, "persons": [], "locations": [],
+                "entities": [], "topic": None, "keywords": ["cake"]}
+
     def cite_first(messages, schema, max_tokens):
         shown = schema["properties"]["citations"]["items"]["enum"]
         return {"reasoning": "from the memories", "answer": "a chocolate cake",
                 "citations": shown[:1]}
 
-    llm = ScriptedLLM([cite_first] * 6)
+    llm = ScriptedLLM([analysis, cite_first] * 6)
     result = run_retrieval_eval(tiny_locomo, hashing_embedder, RetrievalEvalConfig(), llm=llm)
+    answering = ["citations" in call["schema"]["properties"] for call in llm.calls]
+    assert answering == [False, True] * 6  # 3 scorable questions × 2 modes
     april = next(r for r in result.results if r.question_index == 0 and r.mode == "ramem")
     assert april.answer["f1"] == pytest.approx(2 / 3)  # "chocolate cake" vs "chocolate"
+    assert april.answer["tokens_in"] == 20  # both calls (the fake reports 10 tokens each)
     adversarial = next(r for r in result.results if r.category == 5)
     assert adversarial.answer["f1"] is None  # no reference answer: abstention is what counts
     summary = result.summary()["ramem"]["overall (cats 1-4)"]

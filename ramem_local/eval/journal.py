@@ -111,7 +111,7 @@ from pathlib import Path
 
 from ..api import Memory
 from ..protocols import Embedder
-from ..types import SearchResponse
+from ..types import SearchDefaults, SearchResponse
 from .metrics import all_evidence_recall_at_k, first_hit_rank, recall_at_k
 from .retrieval import bank_folder
 from .tuning import DEFAULT_TUNING, SearchTuning, tuned_search
@@ -571,7 +571,8 @@ class Journal:
     def write_jsonl(self, path: Path) -> Path:
         """Write the entries, then the chat, as the JSONL that ``ramem ingest`` reads."""
         with Path(path).open("w", encoding="utf-8") as handle:
-            for row in [*self.entries, *self.chat]:
+            rows: list[Entry | ChatTurn] = [*self.entries, *self.chat]
+            for row in rows:
                 handle.write(json.dumps(row.jsonl_row(), ensure_ascii=False) + "\n")
         return Path(path)
 
@@ -665,6 +666,8 @@ def _render(event: _Event, rng: random.Random) -> tuple[str, str]:
     slots = {"person": person, "person2": person2, "place": rng.choice(PLACES),
              "town": rng.choice(TOWNS), "venue": rng.choice(VENUES),
              "project": rng.choice(PROJECTS), "x": ""}
+    templates: tuple[str, ...]
+    remarks: tuple[str, ...]
     if event.kind == FILLER:
         templates, remarks = FILLER_TEMPLATES, FILLER_REMARKS
     else:
@@ -1059,7 +1062,7 @@ class _MultistepAsker:
         """A date question about the only entry of its kind that day, in words the entry
         does not use (a wording that shares a content word with it is never asked)."""
         candidates = _alone_on_their_day([e for e in self.entries if e.kind in _KIND])
-        questions = []
+        questions: list[JournalQuestion] = []
         for entry in self.rng.sample(candidates, len(candidates)):
             if len(questions) >= self.n:
                 break
@@ -1283,7 +1286,7 @@ def run_journal_eval(
             source = journal.write_jsonl(Path(folder) / f"{bank_stem(spec)}.jsonl")
             tag = "bm25" if embedder is None else "dense"
             with Memory.open(Path(folder) / f"{bank_stem(spec)}-{tag}.db", embedder=embedder,
-                             country=JOURNAL_COUNTRY) as memory:
+                             country=JOURNAL_COUNTRY, defaults=SearchDefaults()) as memory:
                 if memory.embedder is not None:
                     embedder_name = memory.embedder.name
                 tick = time.perf_counter()

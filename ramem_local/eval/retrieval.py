@@ -15,17 +15,14 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
-from datetime import tzinfo
 from pathlib import Path
 
-from ..answer import generate_answer
 from ..api import Memory
 from ..errors import InputError
 from ..ingest.formats import read_locomo
-from ..ingest.pipeline import ingest_conversations
 from ..protocols import LLM, Embedder
 from ..recall.time import has_temporal_cue
-from ..types import Candidate, LLMCall, ParsedConversation, RecallFrame
+from ..types import Candidate, LLMCall, ParsedConversation, SearchDefaults
 from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
 from .metrics import (
     all_evidence_recall_at_k,
@@ -48,6 +45,9 @@ LOCOMO_COUNTRY = "US"
 
 @dataclass(frozen=True)
 class RetrievalEvalConfig:
+    """What an evaluation asks. ``tuning`` varies the retrieval that is scored; answers (with
+    an LLM) are what ``ramem ask`` gives, with its own settings, whatever the tuning."""
+
     modes: tuple[str, ...] = ("ramem", "baseline")
     k: int = 10
     samples: tuple[str, ...] | None = None
@@ -159,8 +159,12 @@ def run_retrieval_eval(
 ) -> RetrievalEvalResult:
     """Evaluate every question of the wanted samples.
 
-    Banks are built in a temporary folder, or kept in ``bank_dir`` so that a second run with
-    other retrieval settings skips the ingest (ingest is idempotent).
+    Each sample's bank is built as ``ramem ingest`` builds one (``Memory.ingest`` of the file,
+    that sample only), in a temporary folder, or kept in ``bank_dir`` so that a second run with
+    other retrieval settings skips the ingest (ingest is idempotent). With ``llm`` each
+    question is also answered through ``Memory.ask``, the question analyzer included. Banks
+    take the library's search defaults, not the user's settings: the same command gives the
+    same numbers on every machine.
     """
     started = time.perf_counter()
     questions, repairs = load_questions_with_repairs(path)
@@ -177,11 +181,11 @@ def run_retrieval_eval(
             if progress:
                 progress(f"{sample_id}: building its bank")
             bank = Path(folder) / f"{sample_id}.db"
-            with Memory.open(bank, embedder=embedder, country=LOCOMO_COUNTRY) as memory:
+            with Memory.open(bank, embedder=embedder, llm=llm, country=LOCOMO_COUNTRY,
+                             defaults=SearchDefaults()) as memory:
                 tick = time.perf_counter()
-                ingest_conversations(memory.store, [conversations[sample_id]],
-                                     embedder=embedder, tz=memory.tz, country=memory.country,
-                                     event_times=config.event_times)
+                memory.ingest(path, format="locomo", conversations=[sample_id],
+                              event_times=config.event_times)
                 ingest_seconds += time.perf_counter() - tick
                 session_of = _session_starts_by_dia_id(conversations[sample_id])
                 asked = 0
@@ -192,7 +196,7 @@ def run_retrieval_eval(
                     if config.limit is not None and asked >= config.limit:
                         break
                     asked += 1
-                    results.extend(_ask(memory, question, session_of, config, llm))
+                    results.extend(_ask(memory, question, session_of, config))
             if progress:
                 progress(f"{sample_id}: {len(questions[sample_id])} questions done")
     return RetrievalEvalResult(
@@ -223,9 +227,10 @@ def _session_starts_by_dia_id(conversation: ParsedConversation) -> dict[str, int
 
 
 def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
-         config: RetrievalEvalConfig, llm: LLM | None) -> Iterable[QuestionResult]:
+         config: RetrievalEvalConfig) -> Iterable[QuestionResult]:
     """Both modes through ``Memory.search``, the path ``ramem search`` takes. K is raised to 25
-    for R@25 and MRR@25; the first K results are the same as with ``--k K``."""
+    for R@25 and MRR@25; the first K results are the same as with ``--k K``. With an LLM, the
+    answer of ``Memory.ask`` in the same mode (:func:`_answer`)."""
     triggered = has_temporal_cue(question.question, country=memory.country)
     evidence = set(question.evidence)
     evidence_starts = [session_of[e] for e in question.evidence if e in session_of]
@@ -252,17 +257,19 @@ def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
             ],
             metrics=score_question(response.results, evidence, evidence_starts,
                                    question.question),
-            answer=_answer(llm, question, frame, response.results[: config.k], memory.tz),
+            answer=_answer(memory, question, k=config.k, mode=mode),
         )
 
 
-def _answer(llm: LLM | None, question: LocomoQuestion, frame: RecallFrame,
-            shown: Sequence[Candidate], tz: tzinfo) -> dict | None:
-    """Answer metrics (DESIGN.md §7): token F1, BLEU-1 and the paper's set F1 against the
-    reference answer; for category 5 (no reference answer) whether the model abstained."""
-    if llm is None:
+def _answer(memory: Memory, question: LocomoQuestion, *, k: int, mode: str) -> dict | None:
+    """The answer a user gets from ``ramem ask --k K --mode MODE``: ``Memory.ask`` runs the
+    question analyzer, searches with the frame it merged, and answers from the top K memories.
+    Answer metrics (DESIGN.md §7): token F1, BLEU-1 and the paper's set F1 against the reference
+    answer; for category 5 (no reference answer) whether the model abstained. Tokens and
+    milliseconds are those of both calls (analysis and answer). None without an LLM."""
+    if memory.llm is None:
         return None
-    answer = generate_answer(llm, question.question, frame, list(shown), tz)
+    answer = memory.ask(question.question, k=k, mode=mode)
     prediction = "" if answer.abstained else answer.answer
     reference = question.answer
     usage = LLMCall.total(answer.trace.llm_calls)

@@ -1,5 +1,6 @@
 """Retrieval choices an evaluation can vary, so that each default is measured on against off
-with the same command. The defaults are exactly what ``ramem search`` uses."""
+with the same command. The defaults are exactly what ``Memory.search`` uses with the library's
+``SearchDefaults`` (``ramem search`` without a config file)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING
 from ..recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS
 from ..retrieve import DEFAULT_DEPTH, RetrievalSettings
 from ..store import NEIGHBOUR_WEIGHT
-from ..types import SearchResponse
+from ..types import RecallFrame, SearchResponse
 
 if TYPE_CHECKING:  # the api loads numpy and dateparser: not for `ramem --help`
     from ..api import Memory, When
@@ -55,24 +56,33 @@ class SearchTuning:
             parts.append("counts without expansion")
         return " · ".join(parts)
 
+    def retrieval_settings(self, *, k: int, mode: str) -> RetrievalSettings:
+        """The settings ``Memory.search`` runs with under this tuning (the defaults: those it
+        builds itself for ``k`` and ``mode``)."""
+        return RetrievalSettings(
+            k=k, depth=max(self.depth, k), mode=mode, neighbour_weight=self.neighbour_weight,
+            event_time_first=self.event_time_first,
+            fill_missing_ranks=self.fill_missing_ranks,
+            drop_repeated_turns=self.drop_repeated_turns, dense_index=self.dense_index,
+            candidates=max(self.candidates, self.depth, k), centre_query=self.centre_query,
+            multi_step=self.multi_step, count_expansion=self.count_expansion,
+        )
+
+    def frame(self, memory: Memory, question: str, *, mode: str,
+              as_of: When | None = None) -> RecallFrame:
+        """``Memory.frame`` with this tuning's buffer, 'recently' and multi-step choices."""
+        return memory.frame(question, as_of=as_of, buffer_days=self.buffer_days,
+                            buffer_after_days=self.buffer_after_days,
+                            recent_days=self.recent_days,
+                            multi_step=self.multi_step and mode == "ramem")
+
 
 def tuned_search(memory: Memory, question: str, *, k: int, mode: str, tuning: SearchTuning,
                  as_of: When | None = None) -> SearchResponse:
-    """``Memory.search`` with the tuning's choices (the defaults: the same call as
-    ``memory.search(question, k=k, mode=mode, as_of=as_of)``)."""
-    frame = memory.frame(question, as_of=as_of, buffer_days=tuning.buffer_days,
-                         buffer_after_days=tuning.buffer_after_days,
-                         recent_days=tuning.recent_days,
-                         multi_step=tuning.multi_step and mode == "ramem")
-    settings = RetrievalSettings(
-        k=k, depth=max(tuning.depth, k), mode=mode, neighbour_weight=tuning.neighbour_weight,
-        event_time_first=tuning.event_time_first,
-        fill_missing_ranks=tuning.fill_missing_ranks,
-        drop_repeated_turns=tuning.drop_repeated_turns, dense_index=tuning.dense_index,
-        candidates=max(tuning.candidates, tuning.depth, k), centre_query=tuning.centre_query,
-        multi_step=tuning.multi_step, count_expansion=tuning.count_expansion,
-    )
-    return memory.search(question, settings=settings, frame=frame)
+    """``Memory.search`` with the tuning's frame and settings; with the defaults it returns
+    what ``memory.search(question, k=k, mode=mode, as_of=as_of)`` returns (tested)."""
+    return memory.search(question, settings=tuning.retrieval_settings(k=k, mode=mode),
+                         frame=tuning.frame(memory, question, mode=mode, as_of=as_of))
 
 
 DEFAULT_TUNING = SearchTuning()

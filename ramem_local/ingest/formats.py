@@ -43,7 +43,7 @@ import json
 import math
 import re
 from array import array
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import datetime, timezone, tzinfo
@@ -195,6 +195,25 @@ class TurnSource:
 
     outlines: list[ConversationOutline]
     turns: Callable[[], Iterator[tuple[int, Turn]]]
+
+    def only(self, names: Collection[str], path: Path) -> TurnSource:
+        """The conversations named, in file order, with their turns indexed into the new
+        outlines; a :class:`FormatError` names those ``path`` does not hold."""
+        wanted = set(names)
+        held = [outline.name for outline in self.outlines]
+        missing = sorted(wanted - set(held))
+        if missing:
+            raise FormatError(f"no conversation named {', '.join(map(repr, missing))} "
+                              f"(the file holds {_short(held, 120)})", path=path)
+        kept = [index for index, name in enumerate(held) if name in wanted]
+        new_index = {old: new for new, old in enumerate(kept)}
+
+        def turns() -> Iterator[tuple[int, Turn]]:
+            for index, turn in self.turns():
+                if index in new_index:
+                    yield new_index[index], turn
+
+        return TurnSource([self.outlines[index] for index in kept], turns)
 
 
 def source_of(conversations: Sequence[ParsedConversation]) -> TurnSource:
