@@ -255,7 +255,7 @@ def json_option(func: Callable) -> Callable:
 
 def question_options(func: Callable) -> Callable:
     """The options search and ask share: reference time, mode, buffer, scope, output."""
-    options = [
+    options: list[Callable[[Callable], Callable]] = [
         click.option("--as-of", metavar="WHEN",
                      help="The reference time, a point in time: 'last week' is read "
                           "relative to it, and nothing written after it is returned (what "
@@ -679,10 +679,10 @@ def ask(context: Context, question: str, k: int | None, as_of: str | None, mode:
     click.echo(answer.answer if not answer.abstained else "not in memory")
     cited = {c.memory.id: c for c in answer.evidence}
     for memory_id in answer.citations:
-        candidate = cited.get(memory_id)
-        if candidate is None:
+        cited_candidate = cited.get(memory_id)
+        if cited_candidate is None:
             continue
-        record = candidate.memory
+        record = cited_candidate.memory
         click.echo(f"  [{record.id}] {record.content}")
         click.echo(f"      session {span_text(record.session_start, record.session_end, tz)}"
                    f" · turns {', '.join(record.source_turns)}")

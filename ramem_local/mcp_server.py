@@ -95,7 +95,7 @@ def build_server(memory: Memory) -> Any:
             "memories": [candidate_dict(c, i, tz) for i, c in enumerate(response.results, 1)],
             "count": response.count,
             "capped": response.capped,
-            "frame": _frame_summary(frame_dict(frame, tz)),
+            "frame": _frame_summary(frame_dict(frame, tz)) if frame is not None else None,
             "notes": response.trace.notes,
             "extraction_pending": memory.extraction_queue()["pending"],
         }

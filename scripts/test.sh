@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install everything, then run lint and the whole test suite with the real test models.
+# Install everything, then run lint (ruff, mypy) and the whole test suite with the real
+# test models.
 # Real-model tests must run here: a skip of one of them fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,5 @@ export RAMEM_TEST_LLM
 export RAMEM_LOCOMO_DEV=${RAMEM_LOCOMO_DEV:-$SHARED/data/locomo/locomo_dev.json}
 export RAMEM_REQUIRE_REAL_MODELS=1
 .venv/bin/ruff check ramem_local tests cli.py scripts
+.venv/bin/python -m mypy ramem_local
 .venv/bin/python -m pytest -q "$@"
