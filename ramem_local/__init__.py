@@ -20,67 +20,125 @@ from .errors import (
     RamemError,
     StoreError,
 )
+from .timebounds import BOUNDS_TEXT, MAX_TIME, MIN_TIME
 from .types import (
+    DAY,
+    DENSE_INDEXES,
+    JOURNAL,
+    SEARCH_MODES,
     Answer,
     Candidate,
+    EventAnchor,
+    ForgetReport,
+    LLMCall,
     MemoryRecord,
     RecallFrame,
     SearchDefaults,
     SearchResponse,
     TimeCue,
+    TimelineDay,
+    TimelineEntry,
+    TimelineSession,
     TimeRange,
     Trace,
     Turn,
+    When,
 )
 
 if TYPE_CHECKING:
+    from . import config, models, render, testing
     from .api import Memory
+    from .ingest.imports import ImportReport
+    from .ingest.llm_pipeline import ExtractionReport, WindowReport
     from .ingest.pipeline import IngestReport
+    from .ingest.windows import INLINE_EXTRACTION_WINDOWS
+    from .protocols import LLM, Embedder, LLMResult
+    from .recall.when import parse_when
     from .retrieve import RetrievalSettings
 
 # Imported on first use (PEP 562): `import ramem_local` (and `ramem --help`) must not load
 # numpy, onnxruntime, llama_cpp or dateparser.
 _LAZY = {
     "Memory": ".api",
+    "Embedder": ".protocols",
+    "ExtractionReport": ".ingest.llm_pipeline",
+    "ImportReport": ".ingest.imports",
     "IngestReport": ".ingest.pipeline",
+    "INLINE_EXTRACTION_WINDOWS": ".ingest.windows",
+    "LLM": ".protocols",
+    "LLMResult": ".protocols",
+    "parse_when": ".recall.when",
     "RetrievalSettings": ".retrieve",
+    "WindowReport": ".ingest.llm_pipeline",
 }
+# The submodules that are public on purpose (the faces may import them): the user's settings,
+# the models facade, how results are written as text for people, and the test doubles.
+_PUBLIC_MODULES = ("config", "models", "render", "testing")
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    elif name in _PUBLIC_MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Answer",
+    "BOUNDS_TEXT",
     "BankCorruptError",
     "BankError",
     "BankFullError",
     "BankIOError",
     "BankLockedError",
     "BankReadOnlyError",
-    "ConfigError",
     "Candidate",
+    "ConfigError",
+    "DAY",
+    "DENSE_INDEXES",
+    "Embedder",
+    "EventAnchor",
+    "ExtractionReport",
+    "ForgetReport",
     "FormatError",
-    "InputError",
-    "LLMError",
+    "INLINE_EXTRACTION_WINDOWS",
+    "ImportReport",
     "IngestReport",
+    "InputError",
+    "JOURNAL",
+    "LLM",
+    "LLMCall",
+    "LLMError",
+    "LLMResult",
+    "MAX_TIME",
+    "MIN_TIME",
     "Memory",
     "MemoryRecord",
     "ModelError",
     "RamemError",
     "RecallFrame",
     "RetrievalSettings",
+    "SEARCH_MODES",
     "SearchDefaults",
     "SearchResponse",
     "StoreError",
     "TimeCue",
     "TimeRange",
+    "TimelineDay",
+    "TimelineEntry",
+    "TimelineSession",
     "Trace",
     "Turn",
+    "When",
+    "WindowReport",
+    "config",
+    "models",
+    "parse_when",
+    "render",
+    "testing",
 ]

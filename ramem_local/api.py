@@ -10,6 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from . import models
 from .answer import generate_answer
 from .config import load_settings
 from .errors import InputError, LLMError, ModelError
@@ -26,7 +27,6 @@ from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
 from .recall.frame import DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
-from .runtime.registry import resolve_models_dir
 from .store import Store, StoreError, turn_key
 from .types import (
     DAY,
@@ -43,10 +43,9 @@ from .types import (
     TimelineEntry,
     TimelineSession,
     Turn,
+    When,
     iso,
 )
-
-When = str | int | float | datetime
 
 
 class Memory:
@@ -691,18 +690,14 @@ def _load_llm(requested: str | Path | LLM | None, models_dir: str | Path | None,
         return None
     if not isinstance(requested, str | Path):
         return requested
-    from .runtime.loading import open_llm
-
-    return open_llm(str(requested), resolve_models_dir(models_dir, None), n_threads=threads)
+    return models.open_llm(requested, models_dir, n_threads=threads)
 
 
 def _load_explicit_embedder(requested: str | Path | Embedder | None,
                             models_dir: str | Path | None) -> Embedder | None:
     if requested is None or not isinstance(requested, str | Path):
         return requested
-    from .runtime.loading import open_embedder
-
-    return open_embedder(str(requested), resolve_models_dir(models_dir, None))
+    return models.open_embedder(requested, models_dir)
 
 
 def _record_embedder(store: Store, requested: object, loaded: Embedder) -> None:
@@ -722,7 +717,6 @@ def _load_recorded_embedder(store: Store, models_dir: str | Path | None,
     name it was asked for, else by its registry name. When none loads (or loads another
     model), retrieval is BM25 only and new memories get no vectors: said in ``warnings``."""
     from .runtime.embedder import EmbedderError
-    from .runtime.loading import open_embedder
     from .runtime.registry import ModelError
 
     fingerprint = store.embedder_fingerprint()
@@ -736,7 +730,7 @@ def _load_recorded_embedder(store: Store, models_dir: str | Path | None,
     reasons = []
     for candidate in tried:
         try:
-            loaded = open_embedder(candidate, resolve_models_dir(models_dir, None))
+            loaded = models.open_embedder(candidate, models_dir)
         except (EmbedderError, ModelError, OSError) as exc:
             reasons.append(str(exc))
             continue

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from . import DENSE_INDEXES, INLINE_EXTRACTION_WINDOWS, JOURNAL, SEARCH_MODES, SearchDefaults
 from .config import (
     KEYS,
     Settings,
@@ -26,7 +27,6 @@ from .config import (
     unset_config_value,
 )
 from .errors import USER_ERRORS, ConfigError, InputError, ModelError, error_line, one_line
-from .ingest.windows import INLINE_EXTRACTION_WINDOWS
 from .render import (
     answer_dict,
     candidate_dict,
@@ -46,11 +46,9 @@ from .render import (
     trace_dict,
     window_line,
 )
-from .store.retrieval_sql import DENSE_INDEXES
-from .types import JOURNAL, SEARCH_MODES, SearchDefaults
 
 if TYPE_CHECKING:
-    from .api import Memory
+    from . import Memory
     from .eval.tuning import SearchTuning
 
 BUG_EXIT = 70  # EX_SOFTWARE (sysexits.h): an internal error
@@ -108,7 +106,7 @@ class Context:
         """Open the bank once; ``announce`` prints its notes (e.g. BM25 only) to stderr;
         ``country`` is recorded in a new (or empty) bank."""
         if self._memory is None:
-            from .api import Memory  # numpy, dateparser, the runtimes: not for `--help`
+            from . import Memory  # numpy, dateparser, the runtimes: not for `--help`
 
             self._memory = Memory.open(
                 self.settings.bank_path(),
@@ -360,7 +358,7 @@ def init(context: Context, country: str | None) -> None:
 def add(context: Context, text: str, at: str | None, speaker: str, conversation: str) -> None:
     """Add one journal entry TEXT."""
     if at is not None:
-        from .recall.when import parse_when
+        from . import parse_when
 
         parse_when(at, timezone.utc)  # a date that cannot be read creates no bank
     memory = context.memory()
@@ -928,7 +926,7 @@ def reindex(context: Context) -> None:
     """Re-embed every memory with --embedder (after switching embedding models), or without
     it with the bank's own embedder (to fill the vectors it lacks)."""
     settings = context.settings
-    from .api import Memory
+    from . import Memory
 
     with Memory.open(settings.bank_path(), models_dir=settings.models_dir,
                      create=False) as memory:

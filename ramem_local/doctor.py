@@ -12,12 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import models
-from .api import Memory
-from .ingest.windows import INLINE_EXTRACTION_WINDOWS
+from . import BOUNDS_TEXT, DAY, INLINE_EXTRACTION_WINDOWS, MAX_TIME, MIN_TIME, Memory, models
 from .render import duration_text
-from .timebounds import BOUNDS_TEXT, MAX_TIME, MIN_TIME
-from .types import DAY
 
 OK, WARN, BAD = "ok", "WARN", "BAD"
 # A pending extraction longer than this is worth a warning.

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .api import Memory
+from . import DAY, Memory
 from .errors import USER_ERRORS, InputError, LLMError, error_line
 from .render import (
     answer_dict,
@@ -31,7 +31,6 @@ from .render import (
     memory_dict,
     timeline_dict,
 )
-from .types import DAY
 
 INSTRUCTIONS = (
     "Long-term memory of this user's conversations and journal, kept on this machine. "

@@ -14,6 +14,16 @@ finds the models folder and hands back small dataclasses instead of registry int
     embedder = models.open_embedder("all-minilm-l6-v2")
 
 Every ``models_dir`` argument may be left out: see :func:`models_dir` for the folder used then.
+
+:func:`register_embedder` and :func:`register_llm` name a model of your own (a test double of
+:mod:`ramem_local.testing`, a remote model behind the protocols): :func:`open_embedder` and
+:func:`open_llm` — and so ``Memory.open(embedder=NAME, llm=NAME)`` and the ``ramem`` command's
+``--embedder NAME`` / ``--llm NAME`` — look the name up there before the installed models::
+
+    with models.registered_embedder("hashing", HashingEmbedder):
+        with Memory.open("bank.db", embedder="hashing") as memory:
+            ...
+
 Failures a user can fix (an unknown name, a model not installed, a file that fails its hash)
 raise :class:`~ramem_local.errors.ModelError` with a one-line message.
 """
@@ -21,6 +31,8 @@ raise :class:`~ramem_local.errors.ModelError` with a one-line message.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +45,8 @@ if TYPE_CHECKING:
     from .runtime.download import Progress
 
 PathArgument = str | os.PathLike[str]
+EmbedderFactory = Callable[[], "Embedder"]
+LLMFactory = Callable[[], "LLM"]
 
 __all__ = [
     "FileCheck",
@@ -46,8 +60,17 @@ __all__ = [
     "open_embedder",
     "open_llm",
     "pull",
+    "register_embedder",
+    "register_llm",
+    "registered_embedder",
+    "registered_llm",
+    "unregister",
     "verify",
 ]
+
+# Models registered by name in this process: consulted before the installed models and paths.
+_EMBEDDER_FACTORIES: dict[str, EmbedderFactory] = {}
+_LLM_FACTORIES: dict[str, LLMFactory] = {}
 
 
 @dataclass(frozen=True)
@@ -153,9 +176,51 @@ def verify(models_dir: PathArgument | None = None) -> list[FileCheck]:
             for model, ok, message in registry.verify_models(_folder(models_dir))]
 
 
+def register_embedder(name: str, factory: EmbedderFactory) -> None:
+    """Make ``name`` open the embedder ``factory()`` returns, in this process, before any
+    installed model or folder of that name; registering a name again replaces its factory.
+
+    The factory is called on every open (a bank reopened by name calls it again); it returns
+    an object with the ``Embedder`` protocol. A bank records the name, so it must be
+    registered again (in a new process) for the bank's vectors to be used.
+    """
+    _EMBEDDER_FACTORIES[_registered_name(name)] = factory
+
+
+def register_llm(name: str, factory: LLMFactory) -> None:
+    """Make ``name`` open the LLM ``factory()`` returns (an object with the ``LLM``
+    protocol), in this process, before any installed model or GGUF file of that name."""
+    _LLM_FACTORIES[_registered_name(name)] = factory
+
+
+def unregister(name: str) -> None:
+    """Forget the embedder and the LLM registered as ``name`` (nothing happens if none is)."""
+    _EMBEDDER_FACTORIES.pop(name, None)
+    _LLM_FACTORIES.pop(name, None)
+
+
+@contextmanager
+def registered_embedder(name: str, factory: EmbedderFactory) -> Iterator[None]:
+    """:func:`register_embedder` for the ``with`` block; afterwards ``name`` opens what it
+    opened before (an earlier factory, or the installed model)."""
+    with _registered(_EMBEDDER_FACTORIES, name, factory):
+        yield
+
+
+@contextmanager
+def registered_llm(name: str, factory: LLMFactory) -> Iterator[None]:
+    """:func:`register_llm` for the ``with`` block; afterwards ``name`` opens what it opened
+    before."""
+    with _registered(_LLM_FACTORIES, name, factory):
+        yield
+
+
 def open_embedder(name_or_path: PathArgument, models_dir: PathArgument | None = None) -> Embedder:
-    """Load an embedder: an installed model's name, or a folder with model.onnx and
-    tokenizer.json (used where it is)."""
+    """Load an embedder: a name registered with :func:`register_embedder`, an installed
+    model's name, or a folder with model.onnx and tokenizer.json (used where it is)."""
+    factory = _EMBEDDER_FACTORIES.get(str(name_or_path))
+    if factory is not None:
+        return factory()
     from .runtime.loading import open_embedder as load
 
     return load(str(name_or_path), _folder(models_dir))
@@ -167,12 +232,35 @@ def open_llm(
     *,
     n_threads: int | None = None,
 ) -> LLM:
-    """Load an LLM: an installed model's name, or a GGUF file (used where it is). A process
-    loads a given file once; ``n_threads`` defaults to the number of physical cores."""
+    """Load an LLM: a name registered with :func:`register_llm`, an installed model's name,
+    or a GGUF file (used where it is). A process loads a given file once; ``n_threads``
+    defaults to the number of physical cores (a registered factory decides its own)."""
+    factory = _LLM_FACTORIES.get(str(name_or_path))
+    if factory is not None:
+        return factory()
     from .runtime.loading import open_llm as load
 
     llm: LLM = load(str(name_or_path), _folder(models_dir), n_threads=n_threads)
     return llm
+
+
+def _registered_name(name: str) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError("a registered model needs a non-empty name")
+    return name
+
+
+@contextmanager
+def _registered(factories: dict, name: str, factory: Callable) -> Iterator[None]:
+    previous = factories.get(name)
+    factories[_registered_name(name)] = factory
+    try:
+        yield
+    finally:
+        if previous is None:
+            factories.pop(name, None)
+        else:
+            factories[name] = previous
 
 
 def _folder(given: PathArgument | None) -> Path:

@@ -16,6 +16,12 @@ JOURNAL = "journal"
 # How search ranks: "ramem" puts episode-compatible memories first, "baseline" ranks by
 # content relevance alone.
 SEARCH_MODES = ("ramem", "baseline")
+# How dense candidates are drawn (``RetrievalSettings.dense_index``): an exact scan of the float
+# vectors, the binary index, or the in-RAM int8 scan; the last two are rescored exactly.
+DENSE_INDEXES = ("exact", "binary", "int8")
+# A time as ``Memory`` methods take it: an ISO date/time or a phrase ("3 May 2024"), Unix
+# seconds, or a datetime.
+When = str | int | float | datetime
 
 
 @dataclass(frozen=True)

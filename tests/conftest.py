@@ -1,61 +1,24 @@
-"""Shared fixtures: scripted fakes for unit tests, real-model locations for integration tests."""
+"""Shared fixtures: the doubles of ramem_local.testing for unit tests, real-model locations
+for integration tests."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
-from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ramem_local.config import ENVIRONMENT
-from ramem_local.text import words
-from ramem_local.types import EmbedderFingerprint, SearchDefaults
+from ramem_local.testing import HashingEmbedder
+from ramem_local.types import SearchDefaults
 from tests.real_models import smollm_path
 
 LOCOMO_DEV = Path(
     os.environ.get("RAMEM_LOCOMO_DEV")
     or Path(__file__).resolve().parents[1].parent / "shared/data/locomo/locomo_dev.json"
 )
-
-
-class HashingEmbedder:
-    """A deterministic bag-of-words embedder: texts sharing words get similar vectors.
-
-    For unit tests of the logic around embeddings only; real behaviour is tested with MiniLM.
-    """
-
-    name = "hashing-test"
-
-    def __init__(self, dimension: int = 32):
-        self._dimension = dimension
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
-    @property
-    def fingerprint(self) -> EmbedderFingerprint:
-        return EmbedderFingerprint(self.name, self._dimension, "0" * 64)
-
-    def _vector(self, text: str) -> np.ndarray:
-        vector = np.zeros(self._dimension, dtype=np.float32)
-        for word in words(text):
-            digest = hashlib.sha256(word.encode()).digest()
-            vector[digest[0] % self._dimension] += 1.0 + digest[1] / 255
-        norm = np.linalg.norm(vector)
-        return vector / norm if norm > 0 else vector + 1 / np.sqrt(self._dimension)
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return np.stack([self._vector(t) for t in texts]) if texts else np.zeros(
-            (0, self._dimension), dtype=np.float32)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._vector(text)
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from fakes import ScriptedLLM
 
 from ramem_local.protocols import LLMResult
 from ramem_local.recall.analyzer import (
@@ -16,6 +15,7 @@ from ramem_local.recall.analyzer import (
 )
 from ramem_local.recall.frame import build_frame
 from ramem_local.schemas import unbounded, validate
+from ramem_local.testing import ScriptedLLM
 from ramem_local.types import DAY, LLMCall, TimeRange
 
 UTC = timezone.utc

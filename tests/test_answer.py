@@ -6,7 +6,6 @@ import json
 from datetime import datetime, timezone
 
 import pytest
-from fakes import ScriptedLLM
 
 from ramem_local.answer import (
     NOT_IN_MEMORY,
@@ -20,6 +19,7 @@ from ramem_local.answer import (
 from ramem_local.protocols import LLMResult
 from ramem_local.render import trace_dict
 from ramem_local.schemas import unbounded, validate
+from ramem_local.testing import ScriptedLLM
 from ramem_local.types import DAY, Candidate, LLMCall, LLMTotal, MemoryRecord, RecallFrame, Trace
 
 UTC = timezone.utc

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import apsw
 import pytest
-from fakes import ScriptedLLM
 from samples import GARDEN_TURNS, JSONL_TURNS
 
 from ramem_local import InputError, Memory, ModelError, RetrievalSettings, SearchDefaults
 from ramem_local.config import ConfigError, set_config_value
 from ramem_local.store import StoreError
+from ramem_local.testing import ScriptedLLM
 
 
 def write_jsonl(path: Path, turns: list[dict]) -> Path:
@@ -479,11 +479,11 @@ def test_reindex_when_the_recorded_embedder_is_not_loaded_names_it_and_keeps_the
     with Memory.open(path, embedder=hashing_embedder) as memory:
         memory.add("Ran a 10k in the park", at="2024-05-04")
     with Memory.open(path, models_dir=tmp_path / "models") as memory:
-        assert memory.embedder is None  # "hashing-test" is no model the bank can load
-        with pytest.raises(ModelError, match="hashing-test.*is not loaded.*--embedder"):
+        assert memory.embedder is None  # "hashing" is no model the bank can load
+        with pytest.raises(ModelError, match="hashing.*is not loaded.*--embedder"):
             memory.reindex()
         stats = memory.stats()
-        assert stats["vectors"] == 1 and stats["embedder"]["name"] == "hashing-test"
+        assert stats["vectors"] == 1 and stats["embedder"]["name"] == "hashing"
 
 
 # ------------------------------------------------------------------------------ the country
@@ -583,5 +583,5 @@ def test_an_embedder_that_cannot_be_reloaded_is_a_warning(tmp_path, hashing_embe
         memory.add("Planted tomatoes on the balcony", at="2024-05-04 09:00")
     with Memory.open(bank, models_dir=tmp_path / "models") as memory:
         assert memory.embedder is None
-        assert memory.warnings and "hashing-test (32-d" in memory.warnings[0]
+        assert memory.warnings and "hashing (32-d" in memory.warnings[0]
         assert memory.warnings[0] in memory.notes

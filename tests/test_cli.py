@@ -615,9 +615,8 @@ def test_a_bank_made_with_an_embedder_folder_reloads_it_without_the_flag(bank, j
 
 
 def test_add_says_when_the_banks_embedder_cannot_be_loaded(bank, tmp_path):
-    from conftest import HashingEmbedder
-
     from ramem_local import Memory
+    from ramem_local.testing import HashingEmbedder
 
     with Memory.open(bank, embedder=HashingEmbedder()) as memory:
         memory.add("Planted tomatoes", at="2024-05-04")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from fakes import ScriptedLLM
 
 from ramem_local.eval.retrieval import (
     RetrievalEvalConfig,
@@ -14,6 +13,7 @@ from ramem_local.eval.retrieval import (
     score_question,
     write_jsonl,
 )
+from ramem_local.testing import ScriptedLLM
 from ramem_local.types import DAY, Candidate, MemoryRecord
 
 SAMPLE = {

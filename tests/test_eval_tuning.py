@@ -76,3 +76,10 @@ def test_a_tuning_choice_changes_the_search(tmp_path, minilm_dir):
                                     mode="ramem", as_of=AS_OF)
         assert narrow.time_range == wide.time_range
         assert narrow.widened_range != wide.widened_range
+
+
+def test_the_default_recently_window_is_the_one_memory_frame_uses():
+    import inspect
+
+    frame_default = inspect.signature(Memory.frame).parameters["recent_days"].default
+    assert SearchTuning().recent_days == frame_default

@@ -11,7 +11,6 @@ from datetime import timezone
 
 import pytest
 from chat_sample import LINES, conversation, entry, facts_for_window, labels_of, stored_turns, ts
-from fakes import ScriptedLLM
 
 from ramem_local.api import Memory
 from ramem_local.ingest.extract import (
@@ -25,6 +24,7 @@ from ramem_local.ingest.extract import (
 from ramem_local.ingest.pipeline import ingest_conversations
 from ramem_local.protocols import LLMResult
 from ramem_local.schemas import unbounded, validate
+from ramem_local.testing import ScriptedLLM
 from ramem_local.types import Turn
 
 pytest_plugins = ("chat_fixtures",)

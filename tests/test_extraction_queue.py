@@ -22,12 +22,12 @@ import click
 import pytest
 from chat_sample import entry, facts_for_window, labels_of
 from click.testing import CliRunner
-from fakes import ScriptedLLM
 
 from ramem_local.api import Memory
 from ramem_local.cli import DURATION, cli
 from ramem_local.ingest.llm_pipeline import run_extraction
 from ramem_local.retrieve import without_repeated_turns
+from ramem_local.testing import ScriptedLLM
 from ramem_local.types import Candidate
 from tests.real_models import smollm_path
 
@@ -142,7 +142,7 @@ def test_stats_and_doctor_show_a_long_queue_and_an_embedder_that_does_not_load(b
     assert "ok   sqlite-vec v" in doctor.output
     assert "WARN extraction: 4 window(s) pending, ETA 2h13m" in doctor.output
     # The test bank's embedder is a unit-test fake no command can load: that is BAD.
-    assert "BAD  embedder hashing-test: " in doctor.output
+    assert "BAD  embedder hashing: " in doctor.output
     assert doctor.exit_code == 1
 
 

@@ -620,16 +620,14 @@ def test_progress_counts_every_written_turn(tmp_path, chatgpt_file):
     assert counted == [8] and sum(done) == 8
 
 
-def test_cli_import_with_llm_queues_extraction_and_calls_no_model(tmp_path, chatgpt_file,
-                                                                  monkeypatch):
-    from fakes import ScriptedLLM
-
-    import ramem_local.api as api
+def test_cli_import_with_llm_queues_extraction_and_calls_no_model(tmp_path, chatgpt_file):
+    from ramem_local import models
+    from ramem_local.testing import ScriptedLLM
 
     llm = ScriptedLLM([])  # no replies: any model call fails the test
-    monkeypatch.setattr(api, "_load_llm", lambda requested, models_dir, threads: llm)
-    result = ok(ramem("--db", tmp_path / "b.db", "--llm", "fake", "import", "chatgpt",
-                      chatgpt_file, "--json"))
+    with models.registered_llm("fake", lambda: llm):
+        result = ok(ramem("--db", tmp_path / "b.db", "--llm", "fake", "import", "chatgpt",
+                          chatgpt_file, "--json"))
     assert json.loads(result.stdout)["extraction"]["queued"] >= 2  # one window per chat
     assert llm.calls == []
 

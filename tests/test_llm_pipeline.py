@@ -22,7 +22,7 @@ from chat_sample import (
     labels_of,
     stored_turns,
 )
-from fakes import ScriptedLLM, truncated
+from fakes import truncated
 
 from ramem_local.api import Memory
 from ramem_local.ingest.extract import PROMPT_VERSION
@@ -30,6 +30,7 @@ from ramem_local.ingest.llm_pipeline import run_extraction
 from ramem_local.ingest.pipeline import ingest_conversations
 from ramem_local.ingest.windows import windows_of
 from ramem_local.protocols import LLMResult
+from ramem_local.testing import ScriptedLLM
 from ramem_local.text import fts_match_query
 from ramem_local.types import DAY
 
@@ -304,9 +305,8 @@ def test_extraction_of_one_conversation_leaves_the_others_alone(tmp_path, hashin
 
 
 def test_an_embedder_other_than_the_banks_is_refused_before_any_call(bank):
-    from conftest import HashingEmbedder
-
     from ramem_local.store import StoreError
+    from ramem_local.testing import HashingEmbedder
 
     llm = ScriptedLLM([])
     with pytest.raises(StoreError, match="vectors come from"):

@@ -176,3 +176,42 @@ def test_importing_the_facade_loads_no_model_runtime():
                          check=True).stdout
     assert out.strip() == "[]"
 
+
+
+def test_a_registered_embedder_opens_by_name_before_any_installed_model(folder):
+    from ramem_local.testing import HashingEmbedder
+
+    with models.registered_embedder("all-minilm-l6-v2", lambda: HashingEmbedder(16)):
+        assert models.open_embedder("all-minilm-l6-v2", folder).dimension == 16
+    with pytest.raises(ModelError, match="not installed"):  # the registry model again
+        models.open_embedder("all-minilm-l6-v2", folder)
+
+
+def test_a_registered_llm_opens_by_name_until_it_is_unregistered(folder):
+    from ramem_local.testing import ScriptedLLM
+
+    llm = ScriptedLLM(name="scripted")
+    models.register_llm("my-llm", lambda: llm)
+    try:
+        assert models.open_llm("my-llm", folder) is llm
+    finally:
+        models.unregister("my-llm")
+    with pytest.raises(ModelError):
+        models.open_llm("my-llm", folder)
+
+
+def test_a_registration_in_a_with_block_restores_the_one_before(folder):
+    from ramem_local.testing import HashingEmbedder
+
+    models.register_embedder("outer", lambda: HashingEmbedder(8))
+    try:
+        with models.registered_embedder("outer", lambda: HashingEmbedder(12)):
+            assert models.open_embedder("outer", folder).dimension == 12
+        assert models.open_embedder("outer", folder).dimension == 8
+    finally:
+        models.unregister("outer")
+
+
+def test_a_registered_model_needs_a_name():
+    with pytest.raises(ValueError, match="non-empty name"):
+        models.register_embedder(" ", lambda: None)  # type: ignore[arg-type, return-value]

@@ -109,9 +109,7 @@ from dataclasses import asdict, dataclass, field, replace
 from datetime import date, datetime, timedelta
 from pathlib import Path
 
-from ..api import Memory
-from ..protocols import Embedder
-from ..types import SearchDefaults, SearchResponse
+from .. import Embedder, Memory, SearchDefaults, SearchResponse
 from .metrics import all_evidence_recall_at_k, first_hit_rank, recall_at_k
 from .retrieval import bank_folder
 from .tuning import DEFAULT_TUNING, SearchTuning, tuned_search

@@ -21,8 +21,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from ramem_local import DAY
 from ramem_local.text import STOPWORDS, named_persons
-from ramem_local.types import DAY
 
 _WORD = re.compile(r"[^\W_]+")  # runs of Unicode letters/digits
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")

@@ -17,12 +17,8 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..api import Memory
+from .. import LLM, Candidate, Embedder, LLMCall, Memory, SearchDefaults
 from ..errors import InputError
-from ..ingest.formats import read_locomo
-from ..protocols import LLM, Embedder
-from ..recall.time import has_temporal_cue
-from ..types import Candidate, LLMCall, ParsedConversation, SearchDefaults
 from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
 from .metrics import (
     all_evidence_recall_at_k,
@@ -167,12 +163,11 @@ def run_retrieval_eval(
     same numbers on every machine.
     """
     started = time.perf_counter()
-    questions, repairs = load_questions_with_repairs(path)
-    conversations = {c.name: c for c in read_locomo(path)}
-    wanted = list(config.samples) if config.samples else list(conversations)
-    unknown = [s for s in wanted if s not in conversations]
+    questions, repairs = load_questions_with_repairs(path)  # every sample, by its id
+    wanted = list(config.samples) if config.samples else list(questions)
+    unknown = [s for s in wanted if s not in questions]
     if unknown:
-        raise InputError(f"unknown sample ids {unknown}; the file has {sorted(conversations)}")
+        raise InputError(f"unknown sample ids {unknown}; the file has {sorted(questions)}")
     results: list[QuestionResult] = []
     unscorable = 0
     ingest_seconds = 0.0
@@ -187,7 +182,7 @@ def run_retrieval_eval(
                 memory.ingest(path, format="locomo", conversations=[sample_id],
                               event_times=config.event_times)
                 ingest_seconds += time.perf_counter() - tick
-                session_of = _session_starts_by_dia_id(conversations[sample_id])
+                session_of = _session_starts_by_dia_id(memory, sample_id)
                 asked = 0
                 for question in questions[sample_id]:
                     if not question.evidence:
@@ -221,9 +216,17 @@ def bank_folder(bank_dir: Path | None) -> Iterator[str]:
         yield folder
 
 
-def _session_starts_by_dia_id(conversation: ParsedConversation) -> dict[str, int]:
-    starts = {s.ordinal: s.start for s in conversation.sessions}
-    return {t.external_id: starts[t.session_ordinal] for t in conversation.turns if t.external_id}
+def _session_starts_by_dia_id(memory: Memory, sample_id: str) -> dict[str, int]:
+    """The session start of every turn of the sample, by dia_id, as its bank stored it."""
+    starts: dict[str, int] = {}
+    page = 1000
+    offset = 0
+    while records := memory.list(limit=page, offset=offset, conversation=sample_id):
+        for record in records:
+            if record.kind == "turn":
+                starts.update(dict.fromkeys(record.source_turns, record.session_start))
+        offset += page
+    return starts
 
 
 def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
@@ -231,13 +234,14 @@ def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
     """Both modes through ``Memory.search``, the path ``ramem search`` takes. K is raised to 25
     for R@25 and MRR@25; the first K results are the same as with ``--k K``. With an LLM, the
     answer of ``Memory.ask`` in the same mode (:func:`_answer`)."""
-    triggered = has_temporal_cue(question.question, country=memory.country)
     evidence = set(question.evidence)
     evidence_starts = [session_of[e] for e in question.evidence if e in session_of]
     for mode in config.modes:
         response = tuned_search(memory, question.question, k=max(DEPTH_FOR_METRICS, config.k),
                                 mode=mode, tuning=config.tuning)
         frame = response.trace.frame
+        # The cue detector fires when the frame holds a time cue (grounded or vague).
+        triggered = frame is not None and bool(frame.cues)
         grounded = None
         if frame is not None and frame.time_range is not None:
             grounded = [_iso_day(frame.time_range.start), _iso_day(frame.time_range.end - 1)]

@@ -7,22 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..recall.frame import DEFAULT_BUFFER_DAYS, DEFAULT_RECENT_DAYS
-from ..retrieve import DEFAULT_DEPTH, RetrievalSettings
-from ..store import NEIGHBOUR_WEIGHT
-from ..types import RecallFrame, SearchResponse
+from .. import RecallFrame, RetrievalSettings, SearchDefaults, SearchResponse, When
 
 if TYPE_CHECKING:  # the api loads numpy and dateparser: not for `ramem --help`
-    from ..api import Memory, When
+    from .. import Memory
 
 
 @dataclass(frozen=True)
 class SearchTuning:
-    depth: int = DEFAULT_DEPTH  # candidates per source list before fusion
-    buffer_days: float = DEFAULT_BUFFER_DAYS
+    depth: int = RetrievalSettings.depth  # candidates per source list before fusion
+    buffer_days: float = SearchDefaults.buffer_days
     buffer_after_days: float | None = None  # None: the same as buffer_days
-    recent_days: int = DEFAULT_RECENT_DAYS
-    neighbour_weight: float = NEIGHBOUR_WEIGHT
+    recent_days: int = 0  # "recently" first: off, as in ``Memory.frame`` (tested)
+    neighbour_weight: float = RetrievalSettings.neighbour_weight
     event_time_first: bool = RetrievalSettings.event_time_first
     fill_missing_ranks: bool = RetrievalSettings.fill_missing_ranks
     drop_repeated_turns: bool = RetrievalSettings.drop_repeated_turns

@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..types import DENSE_INDEXES
+
 EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 
 DENSE_KNN = """
@@ -69,8 +71,6 @@ DENSE_INT8_RESCORED = """
         ORDER BY score, id
         LIMIT :depth
     )"""
-
-DENSE_INDEXES = ("exact", "binary", "int8")
 
 # bm25() weight of the neighbours column against 1.0 for each of the memory's own columns
 # (content, keywords, persons, entities, topic); chosen by measurement (README).
