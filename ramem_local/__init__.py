@@ -46,8 +46,9 @@ from .types import (
 )
 
 if TYPE_CHECKING:
-    from . import config, models, render, testing
+    from . import config, models, render, testing, text
     from .api import Memory
+    from .ingest.formats import load_locomo_samples, locomo_sample_name, locomo_session_turns
     from .ingest.imports import ImportReport
     from .ingest.llm_pipeline import ExtractionReport, WindowReport
     from .ingest.pipeline import IngestReport
@@ -67,13 +68,17 @@ _LAZY = {
     "INLINE_EXTRACTION_WINDOWS": ".ingest.windows",
     "LLM": ".protocols",
     "LLMResult": ".protocols",
+    "load_locomo_samples": ".ingest.formats",
+    "locomo_sample_name": ".ingest.formats",
+    "locomo_session_turns": ".ingest.formats",
     "parse_when": ".recall.when",
     "RetrievalSettings": ".retrieve",
     "WindowReport": ".ingest.llm_pipeline",
 }
 # The submodules that are public on purpose (the faces may import them): the user's settings,
-# the models facade, how results are written as text for people, and the test doubles.
-_PUBLIC_MODULES = ("config", "models", "render", "testing")
+# the models facade, how results are written as text for people, the test doubles, and the
+# text rules search uses (stopwords, the person matcher) that an evaluation must share.
+_PUBLIC_MODULES = ("config", "models", "render", "testing", "text")
 
 
 def __getattr__(name: str) -> Any:
@@ -137,8 +142,12 @@ __all__ = [
     "When",
     "WindowReport",
     "config",
+    "load_locomo_samples",
+    "locomo_sample_name",
+    "locomo_session_turns",
     "models",
     "parse_when",
     "render",
     "testing",
+    "text",
 ]

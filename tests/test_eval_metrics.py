@@ -17,7 +17,6 @@ from ramem_local.eval.locomo import (
     normalise_evidence,
 )
 from ramem_local.eval.metrics import (
-    STOPWORDS,
     all_evidence_recall_at_k,
     bleu1,
     content_words,
@@ -30,6 +29,7 @@ from ramem_local.eval.metrics import (
     token_f1,
 )
 from ramem_local.ingest.formats import FormatError
+from ramem_local.text import STOPWORDS
 from ramem_local.types import DAY
 
 # ---------------------------------------------------------------------------------------------

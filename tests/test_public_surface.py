@@ -21,19 +21,11 @@ PACKAGE = Path(ramem_local.__file__).parent
 FACES = ["cli.py", "mcp_server.py", "doctor.py",
          *sorted(f"eval/{path.name}" for path in (PACKAGE / "eval").glob("*.py"))]
 # The submodules listed in ``__all__`` as public on purpose.
-PUBLIC_MODULES = {"config", "models", "render", "testing"}
+PUBLIC_MODULES = {"config", "models", "render", "testing", "text"}
 # Faces may call each other (``ramem doctor`` runs the doctor, ``ramem eval`` the evaluations).
 FACE_MODULES = {"cli", "mcp_server", "doctor", "eval"}
 # Imports of a private module that a face still needs, with the reason; each is for the lead to
 # make public or to replace.
-KNOWN_EXCEPTIONS = {
-    # The LoCoMo questions are read from the same raw samples (names, dia_ids) that ingest
-    # reads the turns from: one reader of the file format, in ingest.
-    ("eval/locomo.py", "ramem_local.ingest.formats"),
-    # D@1 ("shares a content word or person with the question") uses the stopwords and the one
-    # person matcher that search uses.
-    ("eval/metrics.py", "ramem_local.text"),
-}
 
 
 def imported_modules(source: str, module: str) -> list[tuple[int, str, list[str]]]:
@@ -66,8 +58,7 @@ def forbidden_imports(source: str, face: str) -> list[str]:
         if target == "ramem_local":
             allowed = bool(names) and all(name in ramem_local.__all__ for name in names)
         else:
-            allowed = (parts[1] in PUBLIC_MODULES | FACE_MODULES | {"errors"}
-                       or (face, target) in KNOWN_EXCEPTIONS)
+            allowed = (parts[1] in PUBLIC_MODULES | FACE_MODULES | {"errors"})
         if not allowed:
             offenders.append(f"{face}:{line}: from {target} import {', '.join(names) or '-'}")
     return offenders

@@ -14,12 +14,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from ramem_local.ingest.formats import (
-    FormatError,
-    load_locomo_samples,
-    locomo_sample_name,
-    locomo_session_turns,
-)
+from ramem_local import load_locomo_samples, locomo_sample_name, locomo_session_turns
+from ramem_local.errors import FormatError
 
 CATEGORY_NAMES = {
     1: "multi-hop",

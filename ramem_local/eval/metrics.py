@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from ramem_local import DAY
-from ramem_local.text import STOPWORDS, named_persons
+from ramem_local import text as text_rules
 
 _WORD = re.compile(r"[^\W_]+")  # runs of Unicode letters/digits
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
@@ -80,8 +80,8 @@ def mrr_at_k(retrieved: Sequence[Iterable[str]], evidence: set[str], k: int) -> 
 
 
 def content_words(text: str) -> set[str]:
-    """Lowercase alphanumeric tokens of length ≥ 3 that are not :data:`STOPWORDS`."""
-    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in STOPWORDS}
+    """Lowercase alphanumeric tokens of length ≥ 3 that are not stopwords (search's own)."""
+    return {w for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in text_rules.STOPWORDS}
 
 
 def distractor_at_1(
@@ -107,7 +107,7 @@ def distractor_at_1(
     if not evidence.isdisjoint(top_source_turns):
         return False
     related = bool(content_words(top_content) & content_words(question)) or bool(
-        named_persons(question, top_persons)
+        text_rules.named_persons(question, top_persons)
     )
     if not related:
         return False
