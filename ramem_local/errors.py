@@ -28,28 +28,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = [
-    "USER_ERRORS",
-    "BankCorruptError",
-    "BankError",
-    "BankFullError",
-    "BankIOError",
-    "BankLockedError",
-    "BankReadOnlyError",
-    "ConfigError",
-    "EmbedderError",
-    "EntryRejected",
-    "FormatError",
-    "InputError",
-    "LLMError",
-    "ModelError",
-    "RamemError",
-    "RecordError",
-    "StoreError",
-    "error_line",
-    "one_line",
-]
-
 
 class RamemError(Exception):
     """Something the user can cause and fix; ``str()`` is one readable line."""

@@ -22,14 +22,8 @@ from typing import Any, NoReturn, TypeVar
 
 import apsw
 
-from ..errors import (
-    BankCorruptError,
-    BankError,
-    BankFullError,
-    BankIOError,
-    BankLockedError,
-    BankReadOnlyError,
-)
+from .. import errors
+from ..errors import BankError, BankReadOnlyError
 
 _Class = TypeVar("_Class", bound=type)
 
@@ -55,19 +49,19 @@ def bank_error_from(exc: apsw.Error, path: str) -> BankError | None:
     is no refusal of the environment but a bug in ramem."""
     detail = " ".join(str(exc).split())
     if isinstance(exc, apsw.FullError):
-        return BankFullError(f"the bank {path} could not be written ({detail})")
+        return errors.BankFullError(f"the bank {path} could not be written ({detail})")
     if isinstance(exc, (apsw.ReadOnlyError, apsw.PermissionsError)):
         return read_only_error(path)
     if isinstance(exc, apsw.CantOpenError):
         if _unwritable(Path(path)):  # a read-only folder: no -wal or -shm file can be made
             return read_only_error(path)
-        return BankIOError(f"cannot open the bank {path} ({detail})")
+        return errors.BankIOError(f"cannot open the bank {path} ({detail})")
     if isinstance(exc, apsw.IOError):
-        return BankIOError(f"the bank {path} could not be read or written ({detail})")
+        return errors.BankIOError(f"the bank {path} could not be read or written ({detail})")
     if isinstance(exc, (apsw.BusyError, apsw.LockedError)):
-        return BankLockedError(f"the bank {path} is locked ({detail})")
+        return errors.BankLockedError(f"the bank {path} is locked ({detail})")
     if isinstance(exc, (apsw.CorruptError, apsw.NotADBError)):
-        return BankCorruptError(f"the bank {path} is damaged ({detail})")
+        return errors.BankCorruptError(f"the bank {path} is damaged ({detail})")
     return None
 
 
