@@ -9,7 +9,12 @@ import numpy as np
 import pytest
 
 from ramem_local.store import Store
-from ramem_local.store.int8_matrix import quantise
+from ramem_local.store.int8_matrix import (
+    CODE_OFFSET,
+    INTEGER_PRODUCT_GRAPH,
+    Int8Matrix,
+    quantise,
+)
 from ramem_local.store.schema import MIGRATIONS
 from ramem_local.text import fts_match_query
 from ramem_local.types import DAY, EmbedderFingerprint, MemoryRecord, TimeRange
@@ -207,3 +212,35 @@ def test_int8_context_list_follows_a_changed_episode(tmp_path):
     store.db.execute("UPDATE memories SET session_start = ?, session_end = ? WHERE id = ?",
                      (100 * DAY, 101 * DAY, ids[1]))
     assert context_ids(store, vectors[1], "int8", raw, DAY) == [ids[1]]
+
+
+def test_the_shipped_product_graph_is_the_one_the_onnx_builder_makes():
+    """The scan's ONNX graph is shipped as bytes so a search never imports ``onnx`` (a second
+    of a one-off search); rebuilt here, the bytes must describe the same model. If this fails
+    after a deliberate change, paste the hex printed below into ``INTEGER_PRODUCT_GRAPH``."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["codes", "query", "offset"], ["dots"])],
+        "int8_scan",
+        [helper.make_tensor_value_info("codes", TensorProto.UINT8, ["N", "D"]),
+         helper.make_tensor_value_info("query", TensorProto.INT8, ["D", 1])],
+        [helper.make_tensor_value_info("dots", TensorProto.INT32, ["N", 1])],
+        initializer=[helper.make_tensor("offset", TensorProto.UINT8, [], [CODE_OFFSET])],
+    )
+    built = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    built.ir_version = 8
+    onnx.checker.check_model(built)
+    shipped = onnx.load_from_string(INTEGER_PRODUCT_GRAPH)
+    assert shipped == built, f"rebuilt graph: {built.SerializeToString().hex()}"
+
+
+def test_the_scan_product_is_exact_integer_arithmetic():
+    rng = np.random.default_rng(3)
+    _, codes = quantise(unit_rows(rng, 40, WIDE))
+    query = unit_rows(rng, 1, WIDE)[0]
+    _, query_codes = quantise(query[None, :])
+    expected = (codes.astype(np.int64) - CODE_OFFSET) @ (query_codes[0].astype(np.int64)
+                                                         - CODE_OFFSET)
+    assert np.array_equal(Int8Matrix._dots(codes, query), expected.astype(np.float32))

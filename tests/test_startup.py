@@ -43,3 +43,37 @@ def test_cli_script_help_runs() -> None:
                           text=True, timeout=60, check=True,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert "Usage:" in done.stdout
+
+
+SEARCH_PROBE = """
+import json, sys
+from ramem_local.cli import cli
+cli.main(["--db", sys.argv[1], "search", sys.argv[2]], prog_name="ramem", standalone_mode=False)
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+@pytest.mark.real_model
+def test_a_one_off_search_builds_nothing_with_onnx_and_reads_no_date_phrase(
+        tmp_path: Path, minilm_dir: Path) -> None:
+    """A new process's search loads the bank's embedder and scans the int8 codes without
+    importing the ``onnx`` package (the scan's graph is shipped serialized) or dateparser (no
+    --as-of phrase to read): together over a second of a one-off search before
+    (results/bench-oneoff.txt)."""
+    from ramem_local import Memory
+
+    bank = tmp_path / "journal.db"
+    with Memory.open(bank, embedder=minilm_dir) as memory:
+        memory.add("Went hiking at Eagle Ridge with Ana; the view was clear.", at="2024-05-04")
+        memory.add("Baked bread for the first time.", at="2024-06-10")
+        memory.add("Fixed the bike's back brake.", at="2024-07-02")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run(
+        [sys.executable, "-c", SEARCH_PROBE, str(bank), "Where did I go hiking in May?"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, check=True)
+    *printed, last = done.stdout.strip().splitlines()
+    modules = json.loads(last)
+    assert "Eagle Ridge" in printed[1], printed[:3]
+    assert "ramem_local.store.int8_matrix" in modules and "onnxruntime" in modules
+    assert "onnx" not in modules and "dateparser" not in modules

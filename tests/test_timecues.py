@@ -15,7 +15,8 @@ from ramem_local.recall import detect_cues, has_temporal_cue, question_range
 from ramem_local.recall import time as time_package
 from ramem_local.recall.time import DIRECTIONS, is_recent_cue, recent_window
 from ramem_local.recall.time.engine import _find
-from ramem_local.recall.time.registry import _RULES, _Rule
+from ramem_local.recall.time.registry import _ANCHOR_RULES, _RULES, _Rule
+from ramem_local.recall.time.vocabulary import _FLAGS
 from ramem_local.types import DAY, TimeCue, TimeRange
 
 try:  # the regular-expression parser, to list the words a rule's group can match
@@ -1147,3 +1148,10 @@ def test_a_template_rule_must_list_the_names_it_expands_to():
         _Rule("nth_{unit}", pattern, frozenset(), None, expands_to=("nth_week", "week_nth"))
     rule = _Rule("nth_{unit}", pattern, frozenset(), None, expands_to=("nth_week", "nth_day"))
     assert rule.name_with("", "Week") == "nth_week"
+
+
+def test_every_rule_pattern_compiles_with_the_rule_flags():
+    """Rule regexes are compiled at their first use, not at import: a typo in one must still
+    fail a test, not only the question that first reaches it."""
+    for rule in [*_RULES, *_ANCHOR_RULES]:
+        assert rule.pattern.flags & _FLAGS == _FLAGS, rule.name

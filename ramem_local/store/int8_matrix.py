@@ -21,8 +21,10 @@ an older generation is read again before it is used.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import apsw
 import numpy as np
@@ -52,25 +54,28 @@ def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return scales.astype(np.float32), codes
 
 
+# The ONNX graph of the scan's product: one MatMulInteger node computing ``(codes − 128) · query``
+# for uint8 codes [N, D] and an int8 query [D, 1] (opset 13, IR version 8: readable by every
+# onnxruntime the project accepts). Shipped serialized, because building it takes the ``onnx``
+# package, whose import cost a new process's first search over a second
+# (results/bench-oneoff.txt). ``tests/test_int8_index.py`` rebuilds it with ``onnx`` and checks
+# these bytes describe the same model, so they cannot drift from what the comment says.
+INTEGER_PRODUCT_GRAPH = bytes.fromhex(
+    "08083a96010a2b0a05636f6465730a0571756572790a066f66667365741204646f7473220d4d61744d756c49"
+    "6e74656765721209696e74385f7363616e2a0e10022a02800142066f66667365745a190a05636f6465731210"
+    "0a0e0802120a0a0312014e0a031201445a180a057175657279120f0a0d080312090a031201440a0208016217"
+    "0a04646f7473120f0a0d080612090a0312014e0a02080142040a00100d"
+)
+
+
 @lru_cache(maxsize=1)
-def _integer_product():
+def _integer_product() -> Any:
     """An onnxruntime session computing ``(A − 128) · b`` for uint8 A [N, D], int8 b [D, 1]."""
     import onnxruntime as ort
-    from onnx import TensorProto, helper
 
-    graph = helper.make_graph(
-        [helper.make_node("MatMulInteger", ["codes", "query", "offset"], ["dots"])],
-        "int8_scan",
-        [helper.make_tensor_value_info("codes", TensorProto.UINT8, ["N", "D"]),
-         helper.make_tensor_value_info("query", TensorProto.INT8, ["D", 1])],
-        [helper.make_tensor_value_info("dots", TensorProto.INT32, ["N", 1])],
-        initializer=[helper.make_tensor("offset", TensorProto.UINT8, [], [CODE_OFFSET])],
-    )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8  # readable by every onnxruntime the project accepts
     options = ort.SessionOptions()
     options.inter_op_num_threads = 1
-    return ort.InferenceSession(model.SerializeToString(), options,
+    return ort.InferenceSession(INTEGER_PRODUCT_GRAPH, options,
                                 providers=["CPUExecutionProvider"])
 
 
@@ -92,24 +97,28 @@ class Int8Matrix:
     def load(cls, db: apsw.Connection, generation: str | None, dimension: int) -> Int8Matrix:
         """Read the codes (inside the caller's read transaction). Each row's blob is copied
         into place as it is read: holding every row first kept a second copy of the codes
-        and took a new process 1.8-2.7x as long (results/bench-scale.txt)."""
+        and took a new process 1.8-2.7x as long (results/bench-scale.txt). The other columns
+        go into flat C arrays: converting a list of row tuples with numpy took 5-20% more of
+        the read's CPU time at 100k rows; stepping through the rows in SQLite is the rest."""
         count = one_row(db.execute("SELECT count(*) FROM memories_int8"))[0]
         codes = np.empty((count, dimension), dtype=np.uint8)
         flat = codes.reshape(-1).data  # a writable memoryview of the codes
-        columns: list[tuple] = []
-        scales: list[float] = []
-        for index, row in enumerate(db.execute(LOAD_CODES)):
-            flat[index * dimension:(index + 1) * dimension] = row[8]
-            columns.append(row[:7])
-            scales.append(row[7])
-        table = np.array(columns, dtype=np.int64).reshape(count, 7)
+        columns, scales = array("q"), array("d")  # int64 and float64, row after row
+        add_columns, add_scale = columns.extend, scales.append
+        offset = 0
+        for row in db.execute(LOAD_CODES):
+            flat[offset:offset + dimension] = row[8]
+            offset += dimension
+            add_columns(row[:7])
+            add_scale(row[7])
+        table = np.frombuffer(columns, dtype=np.int64).reshape(count, 7)
         return cls(
             generation=generation,
             ids=table[:, 0].copy(),
             conversation_ids=table[:, 1].copy(),
             is_turn=table[:, 2].astype(bool),
             episodes=table[:, 3:7].copy(),
-            scales=np.array(scales, dtype=np.float32),
+            scales=np.frombuffer(scales, dtype=np.float64).astype(np.float32),
             codes=codes,
         )
 
