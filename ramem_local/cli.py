@@ -102,16 +102,17 @@ class Context:
         self._memory: Memory | None = None
 
     def memory(self, *, create: bool = True, announce: bool = False,
-               country: str | None = None) -> Memory:
+               country: str | None = None, with_llm: bool = True) -> Memory:
         """Open the bank once; ``announce`` prints its notes (e.g. BM25 only) to stderr;
-        ``country`` is recorded in a new (or empty) bank."""
+        ``country`` is recorded in a new (or empty) bank; ``with_llm=False`` leaves --llm
+        unloaded."""
         if self._memory is None:
             from . import Memory  # numpy, dateparser, the runtimes: not for `--help`
 
             self._memory = Memory.open(
                 self.settings.bank_path(),
                 embedder=self.settings.embedder,
-                llm=self.settings.llm,
+                llm=self.settings.llm if with_llm else None,
                 llm_threads=self.settings.llm_threads,
                 models_dir=self.settings.models_dir,
                 timezone_name=self.settings.timezone,
@@ -904,7 +905,8 @@ def mcp(context: Context) -> None:
 def doctor(context: Context) -> None:
     """Check the bank: the file, sqlite-vec, the full-text index and vectors in step with the
     memories, the embedder (loads, and is the one the vectors were made with), the model
-    files' hashes, and the extraction queue.
+    files' hashes, llama.cpp running the --llm model on this CPU (in a child process), and the
+    extraction queue.
 
     Prints one line per check (ok / WARN / BAD) and exits with status 1 when something is
     BAD. A long extraction queue is a WARN: its turns are searchable meanwhile.
@@ -912,8 +914,8 @@ def doctor(context: Context) -> None:
     from .doctor import BAD, examine
     from .models import models_dir
 
-    memory = context.memory(create=False)
-    findings = examine(memory, models_dir(context.settings.models_dir))
+    memory = context.memory(create=False, with_llm=False)  # the check runs it in a child
+    findings = examine(memory, models_dir(context.settings.models_dir), context.settings.llm)
     for finding in findings:
         click.echo(f"{finding.level:<4} {finding.text}")
     if any(finding.level == BAD for finding in findings):

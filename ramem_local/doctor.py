@@ -3,7 +3,7 @@
 Each check returns :class:`Finding` lines: ``ok``, ``WARN`` (works, but needs attention: a long
 extraction queue, missing vectors) or ``BAD`` (something is broken: the file, an index out of
 step with the memories, an embedder that no longer loads or has changed, a model file whose hash
-no longer matches).
+no longer matches, a llama.cpp that dies on the configured LLM).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import BOUNDS_TEXT, DAY, INLINE_EXTRACTION_WINDOWS, MAX_TIME, MIN_TIME, Memory, models
+from .errors import ModelError
 from .render import duration_text
 
 OK, WARN, BAD = "ok", "WARN", "BAD"
@@ -87,6 +88,18 @@ def installed_models(models_dir: Path) -> list[Finding]:
     return [Finding(BAD, f"model file {line}") for line in bad]
 
 
+def llm_runtime(llm: str | None, models_dir: Path) -> list[Finding]:
+    """The configured LLM run by llama.cpp in a child process: a wheel built for another CPU
+    dies there (SIGILL) with one line that says how to rebuild it, instead of mid-ingest."""
+    if not llm:
+        return [Finding(OK, "llama.cpp: no LLM configured (--llm), check skipped")]
+    try:
+        check = models.check_llm_runtime(llm, models_dir)
+    except ModelError as exc:
+        return [Finding(BAD, f"LLM {llm}: {exc}")]
+    return [Finding(OK if check.ok else BAD, check.message)]
+
+
 def extraction_queue(memory: Memory) -> list[Finding]:
     queue = memory.extraction_queue()
     findings: list[Finding] = []
@@ -104,8 +117,9 @@ def extraction_queue(memory: Memory) -> list[Finding]:
     return findings
 
 
-def examine(memory: Memory, models_dir: Path) -> list[Finding]:
-    """Every check, in the order a user would want to read them."""
+def examine(memory: Memory, models_dir: Path, llm: str | None = None) -> list[Finding]:
+    """Every check, in the order a user would want to read them; ``llm`` is the configured
+    LLM (a name or a GGUF file), run in a child process, never loaded here."""
     checks: list[Callable[[], list[Finding]]] = [
         lambda: bank_file(memory),
         lambda: stored_times(memory),
@@ -113,6 +127,7 @@ def examine(memory: Memory, models_dir: Path) -> list[Finding]:
         lambda: full_text_index(memory),
         lambda: embedder(memory),
         lambda: installed_models(models_dir),
+        lambda: llm_runtime(llm, models_dir),
         lambda: extraction_queue(memory),
     ]
     return [finding for check in checks for finding in check()]

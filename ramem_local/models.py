@@ -25,7 +25,10 @@ Every ``models_dir`` argument may be left out: see :func:`models_dir` for the fo
             ...
 
 Failures a user can fix (an unknown name, a model not installed, a file that fails its hash)
-raise :class:`~ramem_local.errors.ModelError` with a one-line message.
+raise :class:`~ramem_local.errors.ModelError` with a one-line message. :func:`open_llm` first
+checks, in a child process and once per llama-cpp-python build, that llama.cpp runs the model
+on this CPU (a wheel built for another CPU dies by SIGILL): a crash is an ``LLMError`` whose
+line says how to rebuild the wheel. :func:`check_llm_runtime` runs that check on demand.
 """
 
 from __future__ import annotations
@@ -51,7 +54,9 @@ LLMFactory = Callable[[], "LLM"]
 __all__ = [
     "FileCheck",
     "InstalledModel",
+    "LLMCheck",
     "ModelInfo",
+    "check_llm_runtime",
     "import_model",
     "install",
     "list_models",
@@ -101,6 +106,17 @@ class FileCheck:
     model: str
     ok: bool
     message: str  # "NAME/FILE: ok", "...: missing", "...: sha256 mismatch: expected X got Y"
+
+
+@dataclass(frozen=True)
+class LLMCheck:
+    """Whether llama.cpp runs an LLM on this CPU, asked by :func:`check_llm_runtime`."""
+
+    model: str  # the name or path asked about
+    ok: bool
+    message: str  # one line: what ran, or the crash (signal, likely cause, rebuild command)
+    crashed: bool = False  # the check process died by a signal (SIGILL, SIGSEGV, ...)
+    skipped: bool = False  # a registered LLM: not a llama.cpp model file, nothing to run
 
 
 def models_dir(explicit: PathArgument | None = None) -> Path:
@@ -242,6 +258,25 @@ def open_llm(
 
     llm: LLM = load(str(name_or_path), _folder(models_dir), n_threads=n_threads)
     return llm
+
+
+def check_llm_runtime(name_or_path: PathArgument,
+                      models_dir: PathArgument | None = None) -> LLMCheck:
+    """Run LLM ``name_or_path`` (an installed model's name or a GGUF file) with llama.cpp on a
+    prompt of a few hundred tokens in a child process, and say how that ended: a wheel built
+    for another CPU kills the child (SIGILL), not the caller. Always runs (seconds: it loads the
+    model); a pass is remembered for :func:`open_llm`. A model that is unknown or not installed
+    raises ``ModelError``."""
+    name = str(name_or_path)
+    if name in _LLM_FACTORIES:
+        return LLMCheck(name, True, f"LLM {name} is registered in this process, not a "
+                                    "llama.cpp model: nothing to check", skipped=True)
+    from .runtime.llama_check import remember_pass, run_check
+    from .runtime.loading import llm_file
+
+    check = run_check(llm_file(name, _folder(models_dir)))
+    remember_pass(check)
+    return LLMCheck(name, check.ok, check.line, crashed=check.crashed)
 
 
 def _registered_name(name: str) -> str:

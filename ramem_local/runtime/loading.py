@@ -48,17 +48,28 @@ def _folder_name(folder: Path, entry: dict | None) -> str:
     return folder.name.lower().replace("_", "-") if entry else folder.name
 
 
-def open_llm(name_or_path: str, models_dir: Path, *, n_threads: int | None = None):
-    """A registry name (installed in models_dir) or a GGUF path, loaded once per process."""
-    from .llama import LlamaRuntime
+def llm_file(name_or_path: str, models_dir: Path) -> Path:
+    """The GGUF file of a registry name (installed in models_dir) or a path."""
     from .registry import LLM
 
-    registry = load_registry()
     if _looks_like_path(name_or_path) and not Path(name_or_path).expanduser().exists():
         raise ModelError(f"no LLM file at {name_or_path}")
     path = resolve_model(name_or_path, LLM, models_dir)
     if path.is_dir():
         raise ModelError(f"LLM {path} is a folder; give the .gguf file")
+    return path
+
+
+def open_llm(name_or_path: str, models_dir: Path, *, n_threads: int | None = None):
+    """A registry name (installed in models_dir) or a GGUF path, loaded once per process,
+    after a check in a child process that llama.cpp runs it on this CPU (once per build)."""
+    from .llama import LlamaRuntime
+    from .llama_check import ensure_llama_runs
+    from .registry import LLM
+
+    registry = load_registry()
+    path = llm_file(name_or_path, models_dir)
+    ensure_llama_runs(path)
     entry = registry.get(str(name_or_path)) or next(
         (e for e in registry.values()
          if e.kind == LLM and Path(e.source.get("file", "")).name == path.name),
