@@ -1,0 +1,161 @@
+"""MPNet and RoBERTa in the converter (runtime/bert_onnx.py).
+
+Tiny random models are checked against ``loop_forward`` of tests/test_bert_onnx.py, a per-token
+loop written independently of the library's batched numpy forward.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+from safetensors.numpy import save_file
+
+from ramem_local.runtime.bert_onnx import (
+    BertConfig,
+    convert_folder,
+    load_weights,
+    reference_forward,
+    relative_position_buckets,
+)
+from ramem_local.runtime.embedder import OnnxEmbedder, spec_from_folder
+from ramem_local.runtime.registry import ModelError
+from tests.test_bert_onnx import (
+    ROBERTA_VOCAB,
+    TEXTS,
+    loop_forward,
+    random_weights,
+    run_graph,
+    st_folder,
+    t5_bucket,
+    tiny_config,
+    tiny_tokenizer,
+)
+
+# Long enough (46 tokens with <s> and </s>) for offsets in the logarithmic buckets (8 .. 45).
+LONG_TEXT = " ".join(["we hiked up the lake on saturday what did caroline paint"] * 4)
+MPNET_TEXTS = [*TEXTS, LONG_TEXT]
+
+
+def mpnet_config(**changes) -> dict:
+    return tiny_config(**{
+        "model_type": "mpnet", "architectures": ["MPNetForMaskedLM"], "layer_norm_eps": 1e-5,
+        "max_position_embeddings": 48, "vocab_size": len(ROBERTA_VOCAB) + 3, "pad_token_id": 1,
+        "relative_attention_num_buckets": 32, **changes})
+
+
+def roberta_config(**changes) -> dict:
+    return tiny_config(**{
+        "model_type": "roberta", "architectures": ["RobertaModel"], "layer_norm_eps": 1e-5,
+        "max_position_embeddings": 48, "vocab_size": len(ROBERTA_VOCAB) + 3, "pad_token_id": 1,
+        "type_vocab_size": 1, **changes})
+
+
+def padded_batch(texts: list[str], model_type: str, max_length: int | None = None
+                 ) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+    """Token ids of each text, and the batch right-padded with <pad> (id 1) and its mask."""
+    tokenizer = tiny_tokenizer(model_type)
+    if max_length:
+        tokenizer.enable_truncation(max_length=max_length)
+    encodings = tokenizer.encode_batch(texts)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    assert (ids[mask == 0] == ROBERTA_VOCAB["<pad>"]).all()
+    return [e.ids[: int(m.sum())] for e, m in zip(encodings, mask, strict=True)], ids, mask
+
+
+@pytest.mark.parametrize(
+    ("relative", "bucket"),
+    [(0, 0), (-1, 1), (-7, 7), (-8, 8), (-15, 9), (-16, 10), (-32, 12), (-64, 14), (-127, 15),
+     (-1000, 15), (1, 17), (3, 19), (16, 26), (200, 31)],
+)
+def test_relative_positions_fall_in_hugging_face_mpnet_buckets(relative, bucket):
+    # Key − query offsets: keys before the query use buckets 0-15, keys after it 16-31.
+    assert t5_bucket(relative) == bucket
+    assert relative_position_buckets(np.array([relative]), 32, 128).tolist() == [bucket]
+
+
+def test_bucketing_agrees_with_the_per_offset_formula_over_every_offset():
+    offsets = np.arange(-600, 601)
+    expected = [t5_bucket(int(offset)) for offset in offsets]
+    assert relative_position_buckets(offsets, 32, 128).tolist() == expected
+
+
+@pytest.mark.parametrize("prefix", ["", "mpnet."])
+def test_converted_mpnet_matches_a_token_by_token_numpy_loop(tmp_path, prefix):
+    source = st_folder(tmp_path / "src", prefix=prefix, **mpnet_config())
+    target = tmp_path / "models" / "tiny-mpnet"
+    report = convert_folder(source, target)
+    assert report.max_hidden_difference < 1e-4 and report.config.relative_buckets == 32
+    config = mpnet_config()
+    weights = random_weights(config)
+    sequences, ids, mask = padded_batch(MPNET_TEXTS, "mpnet")
+    assert max(len(s) for s in sequences) == 46
+    graph = run_graph(target, ids, mask)
+    bert_config = BertConfig.from_dict(config)
+    batched = reference_forward(bert_config, load_weights(source / "model.safetensors",
+                                                          bert_config), ids, mask)
+    for row, sequence in enumerate(sequences):
+        expected = loop_forward(config, weights, sequence)
+        np.testing.assert_allclose(graph[row, :len(sequence)], expected, atol=1e-4)
+        np.testing.assert_allclose(batched[row, :len(sequence)], expected, atol=1e-5)
+
+
+def test_converted_mpnet_embeds_mean_pooled_and_normalised(tmp_path):
+    source = st_folder(tmp_path / "src", **mpnet_config())
+    target = tmp_path / "models" / "tiny-mpnet"
+    convert_folder(source, target)
+    graph_inputs = ort.InferenceSession(str(target / "model.onnx")).get_inputs()
+    assert [i.name for i in graph_inputs] == ["input_ids", "attention_mask"]  # no token types
+    embedder = OnnxEmbedder(spec_from_folder(target), threads=1)
+    vectors = embedder.embed_documents(MPNET_TEXTS)  # padded with <pad> in batches
+    config = mpnet_config()
+    weights = random_weights(config)
+    sequences, _, _ = padded_batch(MPNET_TEXTS, "mpnet", max_length=embedder.spec.max_length)
+    assert embedder.spec.max_length == 32 and sequences[-1][-1] == ROBERTA_VOCAB["</s>"]
+    for sequence, vector in zip(sequences, vectors, strict=True):
+        pooled = loop_forward(config, weights, sequence).mean(axis=0)
+        np.testing.assert_allclose(vector, pooled / np.linalg.norm(pooled), atol=1e-4)
+
+
+def test_converted_roberta_counts_positions_after_the_padding_row(tmp_path):
+    source = st_folder(tmp_path / "src", prefix="roberta.", **roberta_config())
+    target = tmp_path / "models" / "tiny-roberta"
+    convert_folder(source, target)
+    config = roberta_config()
+    weights = random_weights(config)
+    sequences, ids, mask = padded_batch(TEXTS, "roberta")
+    graph = run_graph(target, ids, mask)
+    for row, sequence in enumerate(sequences):
+        np.testing.assert_allclose(graph[row, :len(sequence)],
+                                   loop_forward(config, weights, sequence), atol=1e-4)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"relative_attention_num_buckets": 64},
+         "relative_attention_num_buckets 64 is not supported"),
+        ({"max_position_embeddings": 2}, "leaves no position after padding row 1"),
+        ({"model_type": "deberta-v2"}, r"model_type 'deberta-v2' \(MPNetForMaskedLM\) cannot "
+                                       r"be converted; supported: BERT-family encoders"),
+    ],
+)
+def test_mpnet_configs_the_converter_cannot_follow_are_refused(tmp_path, change, message):
+    source = st_folder(tmp_path / "src", **mpnet_config())
+    config = json.loads((source / "config.json").read_text())
+    (source / "config.json").write_text(json.dumps({**config, **change}))
+    with pytest.raises(ModelError, match=message):
+        convert_folder(source, tmp_path / "models" / "tiny")
+    assert not (tmp_path / "models" / "tiny").exists()
+
+
+def test_an_mpnet_without_its_relative_attention_bias_is_refused(tmp_path):
+    source = st_folder(tmp_path / "src", **mpnet_config())
+    weights = random_weights(mpnet_config())
+    del weights["encoder.relative_attention_bias.weight"]
+    save_file(weights, str(source / "model.safetensors"))
+    with pytest.raises(ModelError, match="lacks tensor encoder.relative_attention_bias.weight"):
+        convert_folder(source, tmp_path / "models" / "tiny")
