@@ -2,7 +2,9 @@
 from its five PyPI part packages (runtime/packaged.py).
 
 Tiny random models are checked against ``loop_forward`` of tests/test_bert_onnx.py, a per-token
-loop written independently of the library's batched numpy forward.
+loop written independently of the library's batched numpy forward. The real all-mpnet-base-v2
+tests need the part packages (438 MB, not in setup or CI): they skip with the reason when the
+parts are absent, even where real models are required (marker ``large_model``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import numpy as np
 import onnxruntime as ort
 import pytest
 from safetensors.numpy import save_file
+from tokenizers import Tokenizer
 
 from ramem_local.runtime.bert_onnx import (
     BertConfig,
@@ -25,7 +28,7 @@ from ramem_local.runtime.bert_onnx import (
 )
 from ramem_local.runtime.embedder import OnnxEmbedder, spec_from_folder
 from ramem_local.runtime.packaged import install_from_package, package_files
-from ramem_local.runtime.registry import ModelEntry, ModelError, read_ledger
+from ramem_local.runtime.registry import ModelEntry, ModelError, load_registry, read_ledger
 from tests.test_bert_onnx import (
     ROBERTA_VOCAB,
     TEXTS,
@@ -241,3 +244,63 @@ def test_a_registry_entry_with_unmatched_parts_is_refused(tmp_path):
                         source={**entry.source, "archive": entry.source["archive"][:2]})
     with pytest.raises(ModelError, match="names 3 packages but 2 archive files"):
         package_files(broken, "archive")
+
+
+# --------------------------------------------------------------------------- the real MPNet
+
+
+MPNET = "all-mpnet-base-v2"
+
+
+@pytest.fixture(scope="module")
+def installed_mpnet(tmp_path_factory) -> Path:
+    entry = load_registry()[MPNET]
+    try:
+        package_files(entry, "archive")
+    except ModelError as exc:
+        pytest.skip(f"optional, not required in CI: {exc}")
+    return install_from_package(entry, tmp_path_factory.mktemp("models"))
+
+
+@pytest.mark.large_model
+def test_packaged_mpnet_installs_with_its_pinned_reference_vectors(installed_mpnet):
+    from ramem_local.runtime.install import check_reference_vectors
+
+    spec = spec_from_folder(installed_mpnet)
+    assert (spec.max_length, spec.pooling, spec.normalize) == (384, "mean", True)
+    assert check_reference_vectors(load_registry()[MPNET], installed_mpnet) >= 0.99999
+
+
+@pytest.mark.large_model
+def test_packaged_mpnet_graph_agrees_with_the_numpy_forward(installed_mpnet, tmp_path):
+    from ramem_local.runtime.packaged import _unzip, join_parts
+
+    joined = join_parts(package_files(load_registry()[MPNET], "archive"), tmp_path / "m.zip")
+    source = _unzip(joined, tmp_path / "unzipped")
+    config = BertConfig.from_file(source / "config.json")
+    weights = load_weights(source / "model.safetensors", config)
+    tokenizer = Tokenizer.from_file(str(installed_mpnet / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.enable_padding(pad_id=1, pad_token="<pad>")
+    batch = tokenizer.encode_batch(["What did Melanie paint last summer?", LONG_TEXT])
+    ids = np.array([e.ids for e in batch], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in batch], dtype=np.int64)
+    graph = run_graph(installed_mpnet, ids, mask)
+    numpy_hidden = reference_forward(config, weights, ids, mask)
+    attended = mask[:, :, None].astype(bool)
+    assert float(np.abs(np.where(attended, graph - numpy_hidden, 0.0)).max()) < 1e-5
+
+
+@pytest.mark.large_model
+def test_packaged_mpnet_puts_paraphrases_close_and_unrelated_sentences_apart(installed_mpnet):
+    embedder = OnnxEmbedder(spec_from_folder(installed_mpnet))
+    pairs = {
+        ("We hiked up to the lake on Saturday.", "On Saturday we walked up to the lake."): "same",
+        ("A man is playing a guitar.", "Someone is strumming a guitar."): "same",
+        ("The quarterly report is due on 3 March.", "My cat likes to sleep in the sun."): "other",
+        ("How do I bake bread?", "The stock market fell sharply today."): "other",
+    }
+    for (first, second), kind in pairs.items():
+        a, b = embedder.embed_documents([first, second])
+        cosine = float(a @ b)
+        assert cosine > 0.7 if kind == "same" else cosine < 0.2, (first, second, cosine)
