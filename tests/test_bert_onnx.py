@@ -304,7 +304,14 @@ def test_conversion_writes_the_same_bytes_every_time(tmp_path):
     ],
 )
 def test_unsupported_configs_are_refused_with_the_reason(tmp_path, change, message):
-    source = st_folder(tmp_path / "src")
+    assert_refused_after_config_change(tmp_path, change, message)
+
+
+def assert_refused_after_config_change(tmp_path: Path, change: dict, message: str,
+                                       **folder_config) -> None:
+    """Edit a tiny model's config.json: the conversion must fail with ``message``, leaving
+    nothing installed."""
+    source = st_folder(tmp_path / "src", **folder_config)
     config = json.loads((source / "config.json").read_text())
     (source / "config.json").write_text(json.dumps({**config, **change}))
     with pytest.raises(ModelError, match=message):

@@ -9,7 +9,6 @@ parts are absent, even where real models are required (marker ``large_model``).
 
 from __future__ import annotations
 
-import json
 import zipfile
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from ramem_local.runtime.registry import ModelEntry, ModelError, load_registry, 
 from tests.test_bert_onnx import (
     ROBERTA_VOCAB,
     TEXTS,
+    assert_refused_after_config_change,
     loop_forward,
     random_weights,
     run_graph,
@@ -151,12 +151,7 @@ def test_converted_roberta_counts_positions_after_the_padding_row(tmp_path):
     ],
 )
 def test_mpnet_configs_the_converter_cannot_follow_are_refused(tmp_path, change, message):
-    source = st_folder(tmp_path / "src", **mpnet_config())
-    config = json.loads((source / "config.json").read_text())
-    (source / "config.json").write_text(json.dumps({**config, **change}))
-    with pytest.raises(ModelError, match=message):
-        convert_folder(source, tmp_path / "models" / "tiny")
-    assert not (tmp_path / "models" / "tiny").exists()
+    assert_refused_after_config_change(tmp_path, change, message, **mpnet_config())
 
 
 def test_an_mpnet_without_its_relative_attention_bias_is_refused(tmp_path):
