@@ -35,6 +35,10 @@ WORDS = ["we", "hiked", "up", "the", "lake", "on", "saturday", "what", "did", "c
          "paint", "ok", "quarterly", "report", "is", "due", "ben", "will", "send", "numbers"]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 VOCAB = {token: i for i, token in enumerate(SPECIALS + WORDS)}
+# RoBERTa's and MPNet's special tokens: the padding token is id 1, as their positions assume.
+ROBERTA_VOCAB = {token: i for i, token in enumerate(["<s>", "<pad>", "</s>", "[UNK]", "<mask>"]
+                                                    + WORDS)}
+MPNET_BUCKETS = 32
 TEXTS = ["we hiked up the lake on saturday", "what did caroline paint", "ok",
          "the quarterly report is due ben will send the numbers"]
 
@@ -49,8 +53,10 @@ def tiny_config(**changes) -> dict:
 
 
 def random_weights(config: dict, seed: int = 0, prefix: str = "") -> dict[str, np.ndarray]:
+    """Hugging Face's tensor names of a BertModel, RobertaModel or MPNetModel."""
     rng = np.random.default_rng(seed)
     h, inner = config["hidden_size"], config["intermediate_size"]
+    mpnet = config["model_type"] == "mpnet"
 
     def normal(*shape: int) -> np.ndarray:
         return rng.normal(scale=0.5, size=shape).astype(np.float32)
@@ -63,29 +69,54 @@ def random_weights(config: dict, seed: int = 0, prefix: str = "") -> dict[str, n
         "embeddings.LayerNorm.bias": 0.1 * normal(h),
         "pooler.dense.weight": normal(h, h),  # a head the encoder does not use
     }
+    if mpnet:  # no token types; one relative attention bias; a buffer the encoder ignores
+        del weights["embeddings.token_type_embeddings.weight"]
+        weights["encoder.relative_attention_bias.weight"] = normal(
+            MPNET_BUCKETS, config["num_attention_heads"])
+        weights["embeddings.position_ids"] = np.arange(
+            config["max_position_embeddings"], dtype=np.int64)[None]
     for layer in range(config["num_hidden_layers"]):
         base = f"encoder.layer.{layer}."
-        for part in ("attention.self.query", "attention.self.key", "attention.self.value",
-                     "attention.output.dense"):
+        for part in attention_names(config).values():
+            if part.endswith("LayerNorm"):
+                continue
             weights[f"{base}{part}.weight"] = normal(h, h)
             weights[f"{base}{part}.bias"] = normal(h)
         weights[f"{base}intermediate.dense.weight"] = normal(inner, h)
         weights[f"{base}intermediate.dense.bias"] = normal(inner)
         weights[f"{base}output.dense.weight"] = normal(h, inner)
         weights[f"{base}output.dense.bias"] = normal(h)
-        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+        for norm in (attention_names(config)["norm"], "output.LayerNorm"):
             weights[f"{base}{norm}.weight"] = 1 + 0.1 * normal(h)
             weights[f"{base}{norm}.bias"] = 0.1 * normal(h)
     return {prefix + name: value for name, value in weights.items()}
 
 
-def tiny_tokenizer() -> Tokenizer:
-    tokenizer = Tokenizer(models.WordPiece(VOCAB, unk_token="[UNK]"))
+def attention_names(config: dict) -> dict[str, str]:
+    """The attention block's tensors inside ``encoder.layer.N.``."""
+    if config["model_type"] == "mpnet":
+        return {"query": "attention.attn.q", "key": "attention.attn.k",
+                "value": "attention.attn.v", "out": "attention.attn.o",
+                "norm": "attention.LayerNorm"}
+    return {"query": "attention.self.query", "key": "attention.self.key",
+            "value": "attention.self.value", "out": "attention.output.dense",
+            "norm": "attention.output.LayerNorm"}
+
+
+def tiny_tokenizer(model_type: str = "bert") -> Tokenizer:
+    """A WordPiece tokenizer of WORDS: BERT's specials, or RoBERTa's / MPNet's (``<s> $A </s>``,
+    padded with ``<pad>`` = 1, as the real MPNet tokenizer declares)."""
+    if model_type == "bert":
+        vocab, first, last = VOCAB, "[CLS]", "[SEP]"
+    else:
+        vocab, first, last = ROBERTA_VOCAB, "<s>", "</s>"
+    tokenizer = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
     tokenizer.normalizer = normalizers.BertNormalizer(lowercase=True)
     tokenizer.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     tokenizer.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", VOCAB["[CLS]"]),
-                                                 ("[SEP]", VOCAB["[SEP]"])])
+        single=f"{first} $A {last}", special_tokens=[(first, vocab[first]), (last, vocab[last])])
+    if model_type != "bert":
+        tokenizer.enable_padding(pad_id=vocab["<pad>"], pad_token="<pad>")
     return tokenizer
 
 
@@ -96,7 +127,7 @@ def st_folder(root: Path, *, pooling: str = "mean", normalize: bool = True, seed
     config = tiny_config(**config_changes)
     (root / "config.json").write_text(json.dumps(config))
     save_file(random_weights(config, seed, prefix), str(root / "model.safetensors"))
-    tiny_tokenizer().save(str(root / "tokenizer.json"))
+    tiny_tokenizer(config["model_type"]).save(str(root / "tokenizer.json"))
     (root / "1_Pooling").mkdir(exist_ok=True)
     (root / "1_Pooling" / "config.json").write_text(json.dumps({
         "word_embedding_dimension": config["hidden_size"],
@@ -114,11 +145,35 @@ def st_folder(root: Path, *, pooling: str = "mean", normalize: bool = True, seed
     return root
 
 
+def t5_bucket(relative: int, buckets: int = MPNET_BUCKETS, max_distance: int = 128) -> int:
+    """Hugging Face's MPNetEncoder.relative_position_bucket for one key − query offset: half the
+    buckets for keys before the query, exact distances below a quarter, then logarithmic."""
+    half = buckets // 2
+    bucket = half if relative > 0 else 0
+    distance = abs(relative)
+    exact = half // 2
+    if distance < exact:
+        return bucket + distance
+    logarithmic = exact + int(math.log(distance / exact) / math.log(max_distance / exact)
+                              * (half - exact))
+    return bucket + min(logarithmic, half - 1)
+
+
 def loop_forward(config: dict, w: dict[str, np.ndarray], ids: list[int]) -> np.ndarray:
-    """One unpadded sequence through BERT, token by token and head by head (float64)."""
+    """One unpadded sequence through BERT, RoBERTa or MPNet, token by token and head by head
+    (float64). BERT numbers positions 0, 1, ...; RoBERTa and MPNet from 2 (after padding row
+    1); MPNet has no token types and adds a bias by bucketed key − query offset to the scores."""
     w = {k: v.astype(np.float64) for k, v in w.items()}
     heads, eps = config["num_attention_heads"], config["layer_norm_eps"]
     size = config["hidden_size"] // heads
+    mpnet = config["model_type"] == "mpnet"
+    first_position = 0 if config["model_type"] == "bert" else 2
+    names = attention_names(config)
+
+    def relative_bias(query: int, key: int, head: int) -> float:
+        if not mpnet:
+            return 0.0
+        return w["encoder.relative_attention_bias.weight"][t5_bucket(key - query)][head]
 
     def norm(x, name):
         return (x - x.mean()) / math.sqrt(x.var() + eps) * w[name + ".weight"] + w[name + ".bias"]
@@ -131,8 +186,10 @@ def loop_forward(config: dict, w: dict[str, np.ndarray], ids: list[int]) -> np.n
         return np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x])
 
     e = "embeddings."
-    states = [norm(w[e + "word_embeddings.weight"][t] + w[e + "position_embeddings.weight"][i]
-                   + w[e + "token_type_embeddings.weight"][0], e + "LayerNorm")
+    token_type = 0.0 if mpnet else w[e + "token_type_embeddings.weight"][0]
+    states = [norm(w[e + "word_embeddings.weight"][t]
+                   + w[e + "position_embeddings.weight"][first_position + i] + token_type,
+                   e + "LayerNorm")
               for i, t in enumerate(ids)]
     for layer in range(config["num_hidden_layers"]):
         b = f"encoder.layer.{layer}."
@@ -140,20 +197,20 @@ def loop_forward(config: dict, w: dict[str, np.ndarray], ids: list[int]) -> np.n
         def lin(x, name, b=b):
             return w[b + name + ".weight"] @ x + w[b + name + ".bias"]
 
-        qs = [lin(s, "attention.self.query") for s in states]
-        ks = [lin(s, "attention.self.key") for s in states]
-        vs = [lin(s, "attention.self.value") for s in states]
+        qs = [lin(s, names["query"]) for s in states]
+        ks = [lin(s, names["key"]) for s in states]
+        vs = [lin(s, names["value"]) for s in states]
         new_states = []
         for i, state in enumerate(states):
             context = np.zeros(config["hidden_size"])
             for head in range(heads):
                 cut = slice(head * size, (head + 1) * size)
-                scores = np.array([qs[i][cut] @ k[cut] / math.sqrt(size) for k in ks])
+                scores = np.array([qs[i][cut] @ k[cut] / math.sqrt(size)
+                                   + relative_bias(i, j, head) for j, k in enumerate(ks)])
                 probs = np.exp(scores - scores.max())
                 probs /= probs.sum()
                 context[cut] = sum(p * v[cut] for p, v in zip(probs, vs, strict=True))
-            attended = norm(lin(context, "attention.output.dense") + state,
-                            b + "attention.output.LayerNorm")
+            attended = norm(lin(context, names["out"]) + state, b + names["norm"])
             out = lin(act(lin(attended, "intermediate.dense")), "output.dense")
             new_states.append(norm(out + attended, b + "output.LayerNorm"))
         states = new_states
@@ -164,8 +221,9 @@ def run_graph(folder: Path, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
-    (hidden,) = session.run(["last_hidden_state"], {
-        "input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+    (hidden,) = session.run(["last_hidden_state"],
+                            {i.name: feeds[i.name] for i in session.get_inputs()})
     return hidden
 
 
@@ -239,14 +297,21 @@ def test_conversion_writes_the_same_bytes_every_time(tmp_path):
     [
         ({"model_type": "qwen3", "architectures": ["Qwen3Model"]},
          r"model_type 'qwen3' \(Qwen3Model\) cannot be converted; supported: BERT-family"),
-        ({"model_type": "roberta"}, "supported: BERT-family encoders"),
+        ({"model_type": "deberta-v2"}, "supported: BERT-family encoders"),
         ({"hidden_act": "swish"}, "hidden_act 'swish' is not supported"),
         ({"position_embedding_type": "relative_key"}, "only 'absolute'"),
         ({"num_attention_heads": 5}, "not a multiple of num_attention_heads 5"),
     ],
 )
 def test_unsupported_configs_are_refused_with_the_reason(tmp_path, change, message):
-    source = st_folder(tmp_path / "src")
+    assert_refused_after_config_change(tmp_path, change, message)
+
+
+def assert_refused_after_config_change(tmp_path: Path, change: dict, message: str,
+                                       **folder_config) -> None:
+    """Edit a tiny model's config.json: the conversion must fail with ``message``, leaving
+    nothing installed."""
+    source = st_folder(tmp_path / "src", **folder_config)
     config = json.loads((source / "config.json").read_text())
     (source / "config.json").write_text(json.dumps({**config, **change}))
     with pytest.raises(ModelError, match=message):

