@@ -167,9 +167,8 @@ def tuning_options(func: Callable) -> Callable:
                      help="Candidates per source list before fusion."),
         click.option("--dense-index", type=click.Choice(DENSE_INDEXES),
                      default=defaults.dense_index, show_default=True,
-                     help="Dense KNN: int8 codes scanned in RAM, or sign bits (binary) "
-                          "scanned in SQLite, candidates rescored exactly; or an exact "
-                          "float scan."),
+                     help="Dense KNN: int8 codes scanned in RAM, or the codes' signs "
+                          "(binary), candidates rescored exactly; or an exact float scan."),
         click.option("--centre-query/--raw-query", default=defaults.centre_query,
                      show_default=True,
                      help="Take the bank's mean direction off the dense query (see README)."),
@@ -271,8 +270,8 @@ def question_options(func: Callable) -> Callable:
                      help="Extracted memories only (turn memories stay stored)."),
         click.option("--dense-index", type=click.Choice(DENSE_INDEXES),
                      help="Dense candidates: int8 (codes read into RAM once per process), "
-                          "binary (sign bits scanned in the bank: faster for one search of a "
-                          "very large bank) or exact. Default: config `dense_index`, else "
+                          "binary (the codes' signs: kept for comparison) or exact (every "
+                          "float vector). Default: config `dense_index`, else "
                           f"{SearchDefaults.dense_index}."),
         json_option,
     ]

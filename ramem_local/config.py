@@ -54,8 +54,8 @@ KEYS = {
     "buffer_days": "days added on each side of a question's time range (0-365)",
     "mode": "retrieval mode of `search` and `ask`: ramem or baseline",
     "dense_index": "dense candidates of `search` and `ask`: int8 (codes read into RAM once per "
-                   "process), binary (sign bits scanned in the bank: faster for a one-off "
-                   "search of a very large bank) or exact",
+                   "process), binary (the codes' signs: kept for comparison) or exact (every "
+                   "float vector)",
 }
 
 

@@ -17,7 +17,8 @@ JOURNAL = "journal"
 # content relevance alone.
 SEARCH_MODES = ("ramem", "baseline")
 # How dense candidates are drawn (``RetrievalSettings.dense_index``): an exact scan of the float
-# vectors, the binary index, or the in-RAM int8 scan; the last two are rescored exactly.
+# vectors, the in-RAM scan of the int8 codes' signs (binary) or of the codes; the last two are
+# rescored exactly.
 DENSE_INDEXES = ("exact", "binary", "int8")
 # A time as ``Memory`` methods take it: an ISO date/time or a phrase ("3 May 2024"), Unix
 # seconds, or a datetime.

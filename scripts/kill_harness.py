@@ -237,6 +237,8 @@ def check_bank(db: Path, expect_vectors: bool, *, per_conversation: bool = False
         assert unlinked == 0, f"{unlinked} turn memory(ies) without a turn"
         assert turns == turn_memories, (turns, turn_memories)
         vectors = store.vector_count() if store.has_vectors() else 0
+        if store.has_vectors():  # every float vector has its int8 codes, and no more
+            assert len(store.int8_matrix()) == vectors, "int8 codes out of step with vectors"
         if expect_vectors and store.has_vectors():
             if per_conversation:
                 _check_vectors_lag_one_conversation(store)
@@ -250,10 +252,10 @@ def check_bank(db: Path, expect_vectors: bool, *, per_conversation: bool = False
 def _check_vectors_lag_one_conversation(store) -> None:
     stray, lagging = store.db.execute(
         """
-        SELECT (SELECT count(*) FROM memories_vec v
+        SELECT (SELECT count(*) FROM memories_float v
                 WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = v.memory_id)),
                (SELECT count(DISTINCT m.conversation_id) FROM memories m
-                WHERE NOT EXISTS (SELECT 1 FROM memories_vec v WHERE v.memory_id = m.id))
+                WHERE NOT EXISTS (SELECT 1 FROM memories_float v WHERE v.memory_id = m.id))
         """
     ).fetchone()
     assert stray == 0, f"{stray} vector(s) without a memory"

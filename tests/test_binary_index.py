@@ -1,6 +1,6 @@
-"""The binary dense index (Hamming prefilter + exact rescoring): exact whenever the filtered
-pool is no larger than the candidates, kept in step with the float vectors, and backfilled
-from them in banks written before it."""
+"""The binary dense index (Hamming prefilter over the int8 codes' signs + exact rescoring):
+exact whenever the filtered pool is no larger than the candidates; the vectors it reads are
+kept in step with deletes and span changes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 
 from ramem_local.retrieve import RetrievalSettings
 from ramem_local.store import Store
-from ramem_local.store.schema import MIGRATIONS
 from ramem_local.text import fts_match_query
 from ramem_local.types import DAY, TimeRange
 from tests.test_store import DIM, FINGERPRINT, add_conversation, make_bank
@@ -63,47 +62,19 @@ def test_rescored_candidates_are_ranked_by_exact_cosine_distance(tmp_path, index
     assert found == sorted(found), "the candidates are ranked by their exact cosine distance"
 
 
-def test_binary_index_follows_deletes_and_span_changes(tmp_path):
+def test_the_vectors_follow_deletes_and_span_changes(tmp_path):
     store, ids, _ = filled_bank(tmp_path, n=12)
-    count = "SELECT count(*) FROM {}"
-    assert all(store.db.execute(count.format(t)).fetchone()[0] == 12
-               for t in ("memories_vec", "memories_bin", "memories_float"))
+    assert store.vector_count() == len(store.int8_matrix()) == 12
     assert store.delete_memory(ids[0])
-    assert all(store.db.execute(count.format(t)).fetchone()[0] == 11
-               for t in ("memories_vec", "memories_bin", "memories_float"))
+    assert store.vector_count() == len(store.int8_matrix()) == 11
     store._mirror_episodes_to_vectors([(ids[1], 100 * DAY, 101 * DAY, None, None)])
-    spans = {t: store.db.execute(f"SELECT session_start, event_end FROM {t} "
-                                 "WHERE memory_id = ?", (ids[1],)).fetchone()
-             for t in ("memories_vec", "memories_bin")}
-    assert spans["memories_vec"] == spans["memories_bin"] == (100 * DAY, 101 * DAY)
+    matrix = store.int8_matrix()
+    episode = matrix.episodes[matrix.ids.tolist().index(ids[1])]
+    assert episode.tolist() == [100 * DAY, 101 * DAY, 100 * DAY, 101 * DAY]
     store.drop_vectors()
-    assert not store.has_binary_index()
+    assert not store.has_vectors() and not store.has_int8_codes()
     store.bind_embedder(FINGERPRINT)
-    assert store.has_binary_index()
-
-
-def test_banks_written_before_the_binary_index_are_backfilled(tmp_path, monkeypatch):
-    import ramem_local.store.bank as bank_module
-
-    older = [m for m in MIGRATIONS if m.__name__ != "m005_binary_index"]
-    monkeypatch.setattr("ramem_local.store.schema.MIGRATIONS", older)
-    monkeypatch.setattr(bank_module, "MIGRATIONS", older)
-    monkeypatch.setattr(bank_module, "create_binary_index", lambda db, dimension: None)
-    store, ids, vectors = filled_bank(tmp_path)
-    assert not store.has_binary_index()
-    query = vectors[3]
-    before = store.content_candidates(query_vector=query, fts_query=None, depth=25, limit=10)
-    store.close()
-    monkeypatch.undo()
-
-    upgraded = Store.open(tmp_path / "bank.db")
-    assert upgraded.schema_version == len(MIGRATIONS)
-    assert upgraded.has_binary_index()
-    floats = dict(upgraded.db.execute("SELECT memory_id, embedding FROM memories_float"))
-    assert floats == {i: v.tobytes() for i, v in zip(ids, vectors, strict=True)}
-    after = upgraded.content_candidates(query_vector=query, fts_query=None, depth=25,
-                                        limit=10, dense_index="binary", candidates=100)
-    assert after == before
+    assert store.has_vectors() and store.has_int8_codes()
 
 
 def test_settings_refuse_an_unknown_index_or_too_few_candidates():

@@ -1,7 +1,7 @@
 """The int8 dense index: the content list's candidates come from an in-RAM scan of int8 codes
 and are rescored exactly in SQL. It finds the exact nearest memories where sign bits do not
 (i.i.d. random vectors), honours the content list's scope filters, is read again whenever any
-process changes the bank's vectors, and is backfilled in banks written before it."""
+process changes the bank's vectors (banks written before it: tests/test_vector_storage.py)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from ramem_local.store.int8_matrix import (
     Int8Matrix,
     quantise,
 )
-from ramem_local.store.schema import MIGRATIONS
 from ramem_local.text import fts_match_query
 from ramem_local.types import DAY, EmbedderFingerprint, MemoryRecord, TimeRange
 from tests.test_binary_index import filled_bank
@@ -138,33 +137,6 @@ def test_an_unchanged_bank_is_read_once(tmp_path):
     store.content_candidates(query_vector=vectors[0], fts_query=None, depth=25, limit=10,
                              dense_index="int8")
     assert store.int8_matrix() is first
-
-
-def test_banks_written_before_the_int8_codes_are_backfilled(tmp_path, monkeypatch):
-    import ramem_local.store.bank as bank_module
-
-    older = [m for m in MIGRATIONS if m.__name__ != "m007_int8_codes"]
-    monkeypatch.setattr("ramem_local.store.schema.MIGRATIONS", older)
-    monkeypatch.setattr(bank_module, "MIGRATIONS", older)
-    monkeypatch.setattr(bank_module, "create_int8_table", lambda db: None)
-    store, ids, vectors = filled_bank(tmp_path)
-    assert not store.has_int8_codes()
-    query = vectors[3]
-    before = dense_ids(store, query, "int8", candidates=100)
-    assert before == dense_ids(store, query, "binary", candidates=100), "falls back to binary"
-    store.close()
-    monkeypatch.undo()
-
-    upgraded = Store.open(tmp_path / "bank.db")
-    assert upgraded.schema_version == len(MIGRATIONS)
-    assert upgraded.has_int8_codes()
-    scales, codes = quantise(vectors)
-    stored = upgraded.db.execute(
-        "SELECT memory_id, scale, codes FROM memories_int8 ORDER BY memory_id").fetchall()
-    assert [row[0] for row in stored] == ids
-    assert np.allclose([row[1] for row in stored], scales)
-    assert [row[2] for row in stored] == [code.tobytes() for code in codes]
-    assert dense_ids(upgraded, query, "int8", candidates=100) == before
 
 
 def context_ids(store: Store, query: np.ndarray, index: str, raw: TimeRange, buffer: int,

@@ -121,10 +121,9 @@ def test_a_fact_repeated_in_overlapping_windows_is_stored_once_with_both_provena
     assert adoption.content == "Caroline is researching adoption agencies."
     assert sorted(adoption.source_turns) == ["D2:1", "D3:1"]
     assert (adoption.session_start, adoption.session_end) == (S2, S3 + DAY)  # span follows
-    vec = bank.store.db.execute(
-        "SELECT session_start, session_end FROM memories_vec WHERE memory_id = ?",
-        (adoption.id,)).fetchone()
-    assert tuple(vec) == (S2, S3 + DAY)
+    matrix = bank.store.int8_matrix()  # the int8 scan's filter columns follow
+    episode = matrix.episodes[matrix.ids.tolist().index(adoption.id)]
+    assert tuple(episode[:2]) == (S2, S3 + DAY)
 
 
 def test_the_same_fact_twice_in_one_reply_is_one_memory(bank):

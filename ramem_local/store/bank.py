@@ -26,10 +26,8 @@ from .memories import MemoryTables
 from .schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
-    VEC_METADATA_COLUMNS,
     applied_migrations,
-    create_binary_index,
-    create_int8_table,
+    create_vector_tables,
     migrate,
 )
 from .sqlite_errors import (
@@ -242,7 +240,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         return EmbedderFingerprint(**json.loads(raw)) if raw else None
 
     def has_vectors(self) -> bool:
-        return self._table_exists("memories_vec")
+        return self._table_exists("memories_float")
 
     def bind_embedder(self, fingerprint: EmbedderFingerprint) -> None:
         """Record the bank's embedder, or refuse one that differs from the recorded one."""
@@ -257,39 +255,20 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             return
         with self.atomic():
             self.set_meta("embedder", json.dumps(fingerprint.__dict__))
-            self._create_vector_table(fingerprint.dimension)
+            create_vector_tables(self.db)
 
     def drop_vectors(self) -> None:
         """Forget the embedder and every vector (for reindexing with another model)."""
         with self.atomic():
-            self.db.execute("DROP TABLE IF EXISTS memories_vec")
-            self.db.execute("DROP TABLE IF EXISTS memories_bin")
             self.db.execute("DROP TABLE IF EXISTS memories_float")
-            self.db.execute("DROP TABLE IF EXISTS memories_int8")
+            self.db.execute("DROP TABLE IF EXISTS int8_blocks")
             self.db.execute("DELETE FROM vector_sum")
             self.delete_meta("embedder")
             self._vectors_changed()
 
-    def _create_vector_table(self, dimension: int) -> None:
-        self.db.execute(
-            f"""
-            CREATE VIRTUAL TABLE IF NOT EXISTS memories_vec USING vec0(
-                memory_id INTEGER PRIMARY KEY,
-                embedding float[{int(dimension)}] distance_metric=cosine,
-                {VEC_METADATA_COLUMNS}
-            )
-            """
-        )
-        create_binary_index(self.db, dimension)
-        create_int8_table(self.db)
-
-    def has_binary_index(self) -> bool:
-        """Whether the fast dense path's tables exist (every bank with vectors, since m005)."""
-        return self._table_exists("memories_bin") and self._table_exists("memories_float")
-
     def has_int8_codes(self) -> bool:
-        """Whether the bank keeps int8 codes for the in-RAM content scan (since m007)."""
-        return self._table_exists("memories_int8")
+        """Whether the bank keeps int8 codes for the in-RAM scan (every bank with vectors)."""
+        return self._table_exists("int8_blocks")
 
     def _table_exists(self, name: str) -> bool:
         row = self.db.execute(

@@ -6,13 +6,16 @@ scan keeps too little of a vector: on i.i.d. random vectors only 20-28% of the e
 are among the 200 nearest by Hamming distance (``results/bench-scale.txt``). An embedder whose
 dimensions carry a constant offset can also leave many sign bits the same in every vector.
 
-So the bank stores each vector a second time as int8 codes with one scale per vector
-(``memories_int8``: D + 8 bytes, the sign of every component and 7 bits of its size, with the
-two columns the filters need), and a process reads them once into one matrix. A query
+So besides its float vector (``memories_float``, the one float copy: exact rescoring and the
+exact scan read it) the bank stores each vector as int8 codes with one scale per vector
+(``int8_blocks``: D + 45 bytes, the sign of every component and 7 bits of its size, with the
+columns the filters need), and a process reads them once into one matrix. A query
 multiplies it by the quantised query with onnxruntime's integer matrix product (numpy has no
 int8 BLAS: its integer product is slower than its float product over 4× the bytes), takes the
 ``candidates`` best and hands their ids to SQL, which rescores them exactly from the float
-vectors and fuses them with BM25 there.
+vectors and fuses them with BM25 there. ``dense_index="binary"`` ranks by Hamming distance
+of the codes' signs instead (the sign-bit index the bank kept until m010, now built in RAM from
+the codes: no faster than int8 since the codes load in one read; kept for comparison).
 
 Staleness: every change to a bank's vectors increments ``meta.vectors_generation`` in the same
 transaction (``MemoryTables._vectors_changed``), whichever process makes it; a matrix loaded at
@@ -21,8 +24,7 @@ an older generation is read again before it is used.
 
 from __future__ import annotations
 
-from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -30,19 +32,12 @@ import apsw
 import numpy as np
 
 from ..types import TimeRange
-from .base import one_row
+from .int8_blocks import read_codes
 from .vectors import unit_rows
 
 # Codes are stored offset by 128 (uint8): onnxruntime's uint8 × int8 product is its fast one,
 # and the offset is taken back exactly by the product's zero point.
 CODE_OFFSET = 128
-
-LOAD_CODES = """
-SELECT memory_id, conversation_id, is_turn, session_start, session_end, event_start, event_end,
-       scale, codes
-FROM memories_int8
-ORDER BY memory_id"""
-
 
 def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(scales, codes) of each row's direction: ``codes`` uint8 with the offset, ``scales``
@@ -68,6 +63,10 @@ INTEGER_PRODUCT_GRAPH = bytes.fromhex(
 )
 
 
+# How many bits are set in each byte value (numpy < 2 has no bitwise_count).
+_BITS_SET = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(axis=1)
+
+
 @lru_cache(maxsize=1)
 def _integer_product() -> Any:
     """An onnxruntime session computing ``(A − 128) · b`` for uint8 A [N, D], int8 b [D, 1]."""
@@ -82,8 +81,8 @@ def _integer_product() -> Any:
 @dataclass
 class Int8Matrix:
     """The bank's int8 codes at one ``vectors_generation``, with what the filters need: the
-    scope columns and each memory's episode as vec0 keeps it (an ungrounded memory's event
-    columns carry its session span)."""
+    scope columns and each memory's episode (an ungrounded memory's event columns carry its
+    session span)."""
 
     generation: str | None
     ids: np.ndarray  # int64 [N], ascending
@@ -92,43 +91,26 @@ class Int8Matrix:
     episodes: np.ndarray  # int64 [N, 4]: session start, session end, event start, event end
     scales: np.ndarray  # float32 [N]
     codes: np.ndarray  # uint8 [N, D]
+    _sign_bits: np.ndarray | None = field(default=None, repr=False)  # built by the first use
 
     @classmethod
     def load(cls, db: apsw.Connection, generation: str | None, dimension: int) -> Int8Matrix:
-        """Read the codes (inside the caller's read transaction). Each row's blob is copied
-        into place as it is read: holding every row first kept a second copy of the codes
-        and took a new process 1.8-2.7x as long (results/bench-scale.txt). The other columns
-        go into flat C arrays: converting a list of row tuples with numpy took 5-20% more of
-        the read's CPU time at 100k rows; stepping through the rows in SQLite is the rest."""
-        count = one_row(db.execute("SELECT count(*) FROM memories_int8"))[0]
-        codes = np.empty((count, dimension), dtype=np.uint8)
-        flat = codes.reshape(-1).data  # a writable memoryview of the codes
-        columns, scales = array("q"), array("d")  # int64 and float64, row after row
-        add_columns, add_scale = columns.extend, scales.append
-        offset = 0
-        for row in db.execute(LOAD_CODES):
-            flat[offset:offset + dimension] = row[8]
-            offset += dimension
-            add_columns(row[:7])
-            add_scale(row[7])
-        table = np.frombuffer(columns, dtype=np.int64).reshape(count, 7)
-        return cls(
-            generation=generation,
-            ids=table[:, 0].copy(),
-            conversation_ids=table[:, 1].copy(),
-            is_turn=table[:, 2].astype(bool),
-            episodes=table[:, 3:7].copy(),
-            scales=np.frombuffer(scales, dtype=np.float64).astype(np.float32),
-            codes=codes,
-        )
+        """Read the codes (inside the caller's read transaction): a few hundred block rows,
+        each column one ``np.frombuffer`` (``int8_blocks``)."""
+        rows = read_codes(db, dimension)
+        return cls(generation=generation, ids=rows.ids, conversation_ids=rows.conversation_ids,
+                   is_turn=rows.is_turn, episodes=rows.episodes, scales=rows.scales,
+                   codes=rows.codes)
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def nearest(self, query: np.ndarray, count: int, *, conversation_id: int | None = None,
                 exclude_turns: bool = False, overlapping: TimeRange | None = None,
-                session_started_by: int | None = None) -> list[int]:
-        """The ids of the ``count`` memories nearest ``query`` by quantised cosine, among those
+                session_started_by: int | None = None, by_sign_bits: bool = False,
+                ) -> list[int]:
+        """The ids of the ``count`` memories nearest ``query`` by quantised cosine (with
+        ``by_sign_bits``: by Hamming distance of the codes' signs), among those
         the filters let through (in no particular order: SQL applies the filters again,
         rescores the candidates exactly and keeps the closest). ``overlapping``: only memories
         whose session span or event range overlaps it (the session-overlap filter);
@@ -138,8 +120,11 @@ class Int8Matrix:
                                             session_started_by))
         if count >= len(pool):
             return self.ids[pool].tolist()
-        codes = self.codes if len(pool) == len(self) else self.codes[pool]
-        scores = self._dots(codes, query) * self.scales[pool]
+        if by_sign_bits:
+            scores = -self._hamming(pool, query)
+        else:
+            codes = self.codes if len(pool) == len(self) else self.codes[pool]
+            scores = self._dots(codes, query) * self.scales[pool]
         best = np.argpartition(-scores, count - 1)[:count]
         return self.ids[pool[best]].tolist()
 
@@ -159,6 +144,16 @@ class Int8Matrix:
         if session_started_by is not None:
             allowed &= self.episodes[:, 0] <= session_started_by
         return allowed
+
+    def _hamming(self, pool: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """Bits in which each pool row's signs differ from the query's (a sign bit is set where
+        the int8 code is above zero), as float32."""
+        if self._sign_bits is None:
+            self._sign_bits = np.packbits(self.codes > CODE_OFFSET, axis=1)
+        _, query_codes = quantise(query)
+        query_bits = np.packbits(query_codes[0] > CODE_OFFSET)
+        differing = np.bitwise_xor(self._sign_bits[pool], query_bits)
+        return _BITS_SET[differing].sum(axis=1, dtype=np.int32).astype(np.float32)
 
     @staticmethod
     def _dots(codes: np.ndarray, query: np.ndarray) -> np.ndarray:

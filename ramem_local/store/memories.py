@@ -44,8 +44,8 @@ def _range_params(raw: TimeRange, wide: TimeRange) -> dict[str, int]:
 
 def _vec_episode(session_start: int, session_end: int, event_start: int | None,
                 event_end: int | None) -> tuple[int, int, int, int]:
-    """The vec0 metadata of a memory's episode: without a grounded event, the event columns
-    carry the session span, so "session OR event overlaps" is two exact filtered scans."""
+    """A memory's episode as the int8 scan's filter keeps it: without a grounded event, the
+    event columns carry the session span, so "session OR event overlaps" needs no NULL test."""
     return (session_start, session_end,
             event_start if event_start is not None else session_start,
             event_end if event_end is not None else session_end)
@@ -139,77 +139,77 @@ class MemoryTables(StorePart):
         self.db.executemany("UPDATE memories SET neighbours = ?2 WHERE id = ?1", changed)
 
     def add_vectors(self, memory_ids: Sequence[int], vectors: np.ndarray) -> None:
+        """Store these memories' vectors: the float vector and its int8 codes (with the
+        columns the scan's filters need), replacing any they had."""
         if not memory_ids:
             return
-        if not self.has_vectors():
+        fingerprint = self.embedder_fingerprint()
+        if fingerprint is None or not self.has_vectors():
             raise StoreError("no embedder is bound to this bank; cannot store vectors")
-        placeholders = ",".join("?" * len(memory_ids))
+        if vectors.ndim != 2 or vectors.shape[1] != fingerprint.dimension:
+            raise StoreError(f"vectors of shape {vectors.shape}; this bank holds "
+                             f"{fingerprint.dimension}-d vectors ({fingerprint.describe()})")
+        ids_json = json.dumps(list(memory_ids))
         spans = {
             r[0]: r[1:]
             for r in self.db.execute(
-                f"SELECT id, conversation_id, kind, session_start, session_end, event_start, "
-                f"event_end FROM memories WHERE id IN ({placeholders})",
-                tuple(memory_ids),
+                "SELECT id, conversation_id, kind, session_start, session_end, event_start, "
+                "event_end FROM memories WHERE id IN (SELECT value FROM json_each(?))",
+                (ids_json,),
             )
         }
-        rows = []
-        for memory_id, vector in zip(memory_ids, vectors, strict=True):
-            conv, kind, *episode = spans[memory_id]
-            rows.append((memory_id, vector_blob(vector), conv, kind, *_vec_episode(*episode)))
+        replaced = one_row(self.db.execute(
+            "SELECT count(*) FROM memories_float "
+            "WHERE memory_id IN (SELECT value FROM json_each(?))", (ids_json,)))[0]
         self.db.executemany(
-            "INSERT OR REPLACE INTO memories_vec(memory_id, embedding, conversation_id, kind, "
-            "session_start, session_end, event_start, event_end) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
+            "INSERT OR REPLACE INTO memories_float(memory_id, embedding) VALUES (?, ?)",
+            [(memory_id, vector_blob(vector))
+             for memory_id, vector in zip(memory_ids, vectors, strict=True)],
         )
-        if self.has_binary_index():
-            self.db.executemany(
-                "INSERT OR REPLACE INTO memories_float(memory_id, embedding) VALUES (?, ?)",
-                [row[:2] for row in rows],
-            )
-            self.db.executemany(
-                "INSERT OR REPLACE INTO memories_bin(memory_id, embedding, conversation_id, "
-                "kind, session_start, session_end, event_start, event_end) "
-                "VALUES (?, vec_quantize_binary(?), ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
         self._add_to_vector_sum(vectors, sign=1)
         if self.has_int8_codes():
+            import numpy as np
+
+            from .int8_blocks import CodeRows, append_codes, remove_codes
             from .int8_matrix import quantise
 
+            if replaced:
+                remove_codes(self.db, ids_json, fingerprint.dimension)
+            columns = np.array([(memory_id, spans[memory_id][0], spans[memory_id][1] == "turn",
+                                 *_vec_episode(*spans[memory_id][2:]))
+                                for memory_id in memory_ids], dtype=np.int64)
             scales, codes = quantise(vectors)
-            self.db.executemany(
-                "INSERT OR REPLACE INTO memories_int8(memory_id, conversation_id, is_turn, "
-                "session_start, session_end, event_start, event_end, scale, codes) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(memory_id, conv, kind == "turn", *episode, float(scale), code.tobytes())
-                 for (memory_id, _, conv, kind, *episode), scale, code
-                 in zip(rows, scales, codes, strict=True)],
-            )
+            append_codes(self.db, CodeRows(
+                ids=columns[:, 0], conversation_ids=columns[:, 1],
+                is_turn=columns[:, 2].astype(bool), episodes=columns[:, 3:7],
+                scales=scales, codes=codes), fingerprint.dimension)
         self._vectors_changed()
 
     def _delete_vectors(self, memory_ids_json: str) -> None:
         """Remove these memories (a JSON array of ids) from every vector table."""
         if not self.has_vectors():
             return
-        tables = ["memories_vec"]
-        if self.has_binary_index():
-            tables += ["memories_bin", "memories_float"]
-        if self.has_int8_codes():
-            tables.append("memories_int8")
         self._add_to_vector_sum(self._float_vectors(memory_ids_json), sign=-1)
-        for table in tables:
-            self.db.execute(f"DELETE FROM {table} "
-                            "WHERE memory_id IN (SELECT value FROM json_each(?))",
-                            (memory_ids_json,))
+        self.db.execute("DELETE FROM memories_float "
+                        "WHERE memory_id IN (SELECT value FROM json_each(?))",
+                        (memory_ids_json,))
+        if self.has_int8_codes():
+            from .int8_blocks import remove_codes
+
+            remove_codes(self.db, memory_ids_json, self._dimension())
         self._vectors_changed()
+
+    def _dimension(self) -> int:
+        fingerprint = self.embedder_fingerprint()
+        assert fingerprint is not None, "vectors without a bound embedder"
+        return fingerprint.dimension
 
     def _float_vectors(self, memory_ids_json: str) -> np.ndarray | None:
         """The stored vectors of these memories (a JSON array of ids), None when none."""
         import numpy as np
 
-        table = "memories_float" if self.has_binary_index() else "memories_vec"
         blobs = [row[0] for row in self.db.execute(
-            f"SELECT embedding FROM {table} "
+            "SELECT embedding FROM memories_float "
             "WHERE memory_id IN (SELECT value FROM json_each(?))", (memory_ids_json,))]
         return np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]) if blobs else None
 
@@ -270,21 +270,13 @@ class MemoryTables(StorePart):
 
     def _mirror_episodes_to_vectors(self, changed: Sequence[tuple]) -> None:
         """Copy changed ``(id, session_start, session_end, event_start, event_end)`` rows of
-        ``memories`` into the vector table's metadata columns."""
-        if not changed or not self.has_vectors():
+        ``memories`` into the int8 blocks' episode columns."""
+        if not changed or not self.has_int8_codes():
             return
-        rows = [(*_vec_episode(*episode), memory_id) for memory_id, *episode in changed]
-        tables = ["memories_vec"]
-        if self.has_binary_index():
-            tables.append("memories_bin")
-        if self.has_int8_codes():
-            tables.append("memories_int8")
-        for table in tables:
-            self.db.executemany(
-                f"UPDATE {table} SET session_start = ?, session_end = ?, "
-                "event_start = ?, event_end = ? WHERE memory_id = ?",
-                rows,
-            )
+        from .int8_blocks import set_episodes
+
+        set_episodes(self.db, {memory_id: _vec_episode(*episode)
+                               for memory_id, *episode in changed}, self._dimension())
         self._vectors_changed()
 
     def memories_without_vectors(self, limit: int = 1000) -> list[tuple[int, str]]:
@@ -293,7 +285,7 @@ class MemoryTables(StorePart):
         rows = self.db.execute(
             """
             SELECT m.id, m.content FROM memories m
-            WHERE m.id NOT IN (SELECT memory_id FROM memories_vec)
+            WHERE m.id NOT IN (SELECT memory_id FROM memories_float)
             ORDER BY m.id LIMIT ?
             """,
             (limit,),
@@ -303,7 +295,7 @@ class MemoryTables(StorePart):
     def vector_count(self) -> int:
         if not self.has_vectors():
             return 0
-        return one_row(self.db.execute("SELECT count(*) FROM memories_vec"))[0]
+        return one_row(self.db.execute("SELECT count(*) FROM memories_float"))[0]
 
     def memory_count(self) -> int:
         return one_row(self.db.execute("SELECT count(*) FROM memories"))[0]
@@ -415,8 +407,8 @@ class MemoryTables(StorePart):
     ) -> list[RankedRow]:
         """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
         ``dense_index="int8"`` draws ``candidates`` memories from the in-RAM scan of the int8
-        codes (``int8_matrix``), ``"binary"`` by Hamming distance of the sign-quantised
-        vectors; both are rescored exactly in SQL (``retrieval_sql``)."""
+        codes (``int8_matrix``), ``"binary"`` by Hamming distance of their signs; both are
+        rescored exactly in SQL (``retrieval_sql``). ``"exact"`` scans every float vector."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
@@ -424,8 +416,9 @@ class MemoryTables(StorePart):
         index = self._usable_index(dense_index)
         candidates = max(candidates, depth)
         int8_candidates = self._int8_candidates(
-            query_vector if with_dense and index == "int8" else None, candidates,
-            conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by)
+            query_vector if with_dense and index != "exact" else None, candidates,
+            conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by,
+            by_sign_bits=index == "binary")
         sql = content_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
@@ -470,9 +463,9 @@ class MemoryTables(StorePart):
         index = self._usable_index(dense_index)
         candidates = max(candidates, depth)
         int8_candidates = self._int8_candidates(
-            query_vector if with_dense and index == "int8" else None, candidates,
+            query_vector if with_dense and index != "exact" else None, candidates,
             conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=wide_range, written_by=written_by)
+            overlapping=wide_range, written_by=written_by, by_sign_bits=index == "binary")
         sql = session_overlap_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
@@ -562,30 +555,28 @@ class MemoryTables(StorePart):
         """The stored vectors of these memories, by id (memories without one are left out)."""
         import numpy as np
 
-        table = "memories_float" if self.has_binary_index() else "memories_vec"
         return {row[0]: np.frombuffer(row[1], dtype=np.float32) for row in self.db.execute(
-            f"SELECT memory_id, embedding FROM {table} "
+            "SELECT memory_id, embedding FROM memories_float "
             "WHERE memory_id IN (SELECT value FROM json_each(?))", (json.dumps(list(memory_ids)),))}
 
     def _int8_candidates(self, query_vector: np.ndarray | None, count: int, *,
                          conversation_id: int | None, exclude_turns: bool,
                          overlapping: TimeRange | None = None,
-                         written_by: int | None = None) -> str | None:
+                         written_by: int | None = None, by_sign_bits: bool = False,
+                         ) -> str | None:
         """The ``:int8_candidates`` parameter: a JSON array of the ids the in-RAM scan found
         (None without a query vector: the statement has no int8 dense list then)."""
         if query_vector is None:
             return None
         return json.dumps(self.int8_matrix().nearest(
             query_vector, count, conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=overlapping, session_started_by=written_by))
+            overlapping=overlapping, session_started_by=written_by, by_sign_bits=by_sign_bits))
 
     def _usable_index(self, dense_index: str) -> str:
-        """The index asked for when the bank has its tables (older banks are migrated on
-        open; a read-only one may lack them), else exact KNN."""
-        if dense_index == "int8" and self.has_int8_codes():
-            return "int8"
-        if dense_index in ("int8", "binary") and self.has_binary_index():
-            return "binary"
+        """The index asked for when the bank has its codes (every bank with vectors: older
+        banks are migrated on open), else the exact scan."""
+        if dense_index in ("int8", "binary") and self.has_int8_codes():
+            return dense_index
         return "exact"
 
     def _ranked_rows(self, sql: str, params: dict) -> list[RankedRow]:

@@ -12,7 +12,8 @@ Three statements, each assembled from named CTE fragments so that one statement 
 
 The fragments:
 
-- ``dense``   : vec0 KNN (cosine) ranks, optionally restricted by vec0 metadata filters;
+- ``dense``   : cosine-distance ranks of the float vectors (all of them inside the filters, or
+  the candidates the int8 scan drew), restricted by the same filters as ``lexical``;
 - ``lexical`` : FTS5 BM25 ranks of a sanitised OR-query (the neighbours column, the text of the
   turns around a turn memory, weighs less than the memory's own columns);
 - ``fused``   : RRF ``Σ 1 / (κ + rank)`` over both lists; at equal score a memory both lists
@@ -24,9 +25,7 @@ The fragments:
   ``:event_time_first`` a memory with a grounded event range is inside the raw range only by
   that range (the time-only list: what *happened* then, not what was told then).
 
-Ranges are half-open ``[start, end)`` Unix seconds. A memory without a grounded event range
-carries its session span in the vec0 event columns, so "session OR event overlaps" is pushed
-into two metadata-filtered KNN scans whose union is exact.
+Ranges are half-open ``[start, end)`` Unix seconds.
 """
 
 from __future__ import annotations
@@ -37,30 +36,24 @@ from ..types import DENSE_INDEXES
 
 EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 
-DENSE_KNN = """
-    SELECT memory_id AS id, distance AS score
-    FROM memories_vec
-    WHERE embedding MATCH :qvec AND k = :depth {filters}"""
-
-# The fast dense path: a Hamming KNN over the sign-quantised vectors (``memories_bin``, with
-# the same metadata filters) draws :candidates memories, whose float vectors (``memories_float``
-# keyed by id) are rescored exactly; the :depth closest by cosine distance are the dense list.
-# Exact whenever the filtered pool holds at most :candidates memories (a conversation of a
-# LoCoMo-sized bank, a 14-day range); an approximation beyond (README, "Search at scale").
-DENSE_BINARY_RESCORED = """
+# The exact path: every float vector inside the filters (``memories_float``, the bank's one
+# float copy) by cosine distance; the :depth closest are the dense list.
+DENSE_EXACT = """
     SELECT * FROM (
         SELECT f.memory_id AS id, vec_distance_cosine(f.embedding, :qvec) AS score
-        FROM (SELECT memory_id FROM memories_bin
-              WHERE embedding MATCH vec_quantize_binary(:qvec) AND k = :candidates {filters}
-             ) AS c
-        JOIN memories_float AS f ON f.memory_id = c.memory_id
+        FROM memories_float AS f
+        JOIN memories AS m ON m.id = f.memory_id
+        WHERE 1 {filters}
         ORDER BY score, id
         LIMIT :depth
     )"""
 
-# The int8 path (the default): :int8_candidates, a JSON array of memory ids drawn in RAM from
-# the int8 codes by ``int8_matrix`` (nearest among the memories the same filters let through),
-# are filtered again here, rescored exactly, and the :depth closest are the dense list.
+# The int8 path (the default) and the binary path: :int8_candidates, a JSON array of memory ids
+# drawn in RAM from the int8 codes by ``int8_matrix`` (nearest among the memories the same
+# filters let through, by quantised cosine or by Hamming distance of the codes' signs), are
+# filtered again here, rescored exactly, and the :depth closest are the dense list. Exact
+# whenever the filtered pool holds at most :candidates memories; an approximation beyond
+# (README, "Search at scale").
 DENSE_INT8_RESCORED = """
     SELECT * FROM (
         SELECT f.memory_id AS id, vec_distance_cosine(f.embedding, :qvec) AS score
@@ -89,16 +82,13 @@ LEXICAL_BM25 = """
     ORDER BY score
     LIMIT :depth"""
 
-# The session-overlap filter, in the three places it is applied.
-VEC_SESSION_OVERLAPS = "AND session_start < :wide_end AND session_end > :wide_start"
-VEC_EVENT_OVERLAPS = "AND event_start < :wide_end AND event_end > :wide_start"
+# The session-overlap filter.
 SESSION_OR_EVENT_OVERLAPS = """AND ((m.session_start < :wide_end AND m.session_end > :wide_start)
          OR (m.event_start < :wide_end AND m.event_end > :wide_start))"""
 
 # "What did I know then" (``--as-of``): nothing written after :written_by. A memory is written
-# when its last source turn is; its session cannot start after that, which vec0 and the int8
-# scan can test before the exact check.
-VEC_WRITTEN_BY = "AND session_start <= :written_by"
+# when its last source turn is; its session cannot start after that, which the int8 scan can
+# test before the exact check.
 WRITTEN_AFTER = """EXISTS (SELECT 1 FROM memory_turns AS wmt JOIN turns AS wt ON wt.id = wmt.turn_id
                  WHERE wmt.memory_id = {memory} AND wt.timestamp > :written_by)"""
 WRITTEN_BY = ("AND m.session_start <= :written_by AND NOT "
@@ -233,21 +223,17 @@ def lexical_query(fts_query: str | None, neighbour_weight: float) -> str | None:
 
 def _scope_filters(
     *, conversation_scoped: bool, exclude_turns: bool, written_by: bool = False
-) -> tuple[list[str], list[str]]:
-    """(vec0 filters, memories-table filters) for a conversation scope, the turn exclusion and
-    the as-of cut (nothing written after :written_by)."""
-    vec_filters: list[str] = []
+) -> list[str]:
+    """Memories-table filters for a conversation scope, the turn exclusion and the as-of cut
+    (nothing written after :written_by)."""
     memory_filters: list[str] = []
     if conversation_scoped:
-        vec_filters.append("AND conversation_id = :conversation_id")
         memory_filters.append("AND m.conversation_id = :conversation_id")
     if exclude_turns:
-        vec_filters.append("AND kind != 'turn'")
         memory_filters.append("AND m.kind != 'turn'")
     if written_by:
-        vec_filters.append(VEC_WRITTEN_BY)
         memory_filters.append(WRITTEN_BY)
-    return vec_filters, memory_filters
+    return memory_filters
 
 
 def _fusion(
@@ -257,8 +243,7 @@ def _fusion(
 ) -> str:
     if dense_index not in DENSE_INDEXES:
         raise ValueError(f"unknown dense index {dense_index!r}; one of {', '.join(DENSE_INDEXES)}")
-    knn = DENSE_BINARY_RESCORED if dense_index == "binary" else DENSE_KNN
-    vec_filters, memory_filters = _scope_filters(
+    memory_filters = _scope_filters(
         conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
         written_by=written_by,
     )
@@ -266,18 +251,12 @@ def _fusion(
         memory_filters.append(SESSION_OR_EVENT_OVERLAPS)
     if not with_dense:
         dense = EMPTY_RANKS
-    elif dense_index == "int8":
-        dense = DENSE_INT8_RESCORED.format(filters=" ".join(memory_filters))
-    elif session_overlap:
-        dense = "\n    UNION ALL\n".join(
-            knn.format(filters=" ".join([*vec_filters, overlap]))
-            for overlap in (VEC_SESSION_OVERLAPS, VEC_EVENT_OVERLAPS)
-        )
     else:
-        dense = knn.format(filters=" ".join(vec_filters))
+        knn = DENSE_EXACT if dense_index == "exact" else DENSE_INT8_RESCORED
+        dense = knn.format(filters=" ".join(memory_filters))
     lexical = LEXICAL_BM25.format(filters=" ".join(memory_filters)) if with_lexical else EMPTY_RANKS
     fill = session_overlap and fill_missing_ranks
-    # vec0 can only test the session start: the exact as-of check of the dense list is here.
+    # The dense list's exact as-of check (the int8 scan tests only the session start).
     dense_written = ("WHERE NOT " + WRITTEN_AFTER.format(memory="dense_hits.id")
                      if written_by else "")
     return FUSION_CTES.format(dense=dense, lexical=lexical, filled=FILLED_RANKS if fill else "",
@@ -311,7 +290,7 @@ def session_overlap_statement(
 def session_overlap_by_time_statement(*, conversation_scoped: bool, exclude_turns: bool,
                                       written_by: bool = False) -> str:
     """Every memory inside the session-overlap filter, by proximity tier, then time said."""
-    _, memory_filters = _scope_filters(
+    memory_filters = _scope_filters(
         conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
         written_by=written_by,
     )
@@ -365,7 +344,7 @@ def occurrences_statement(*, lexical: bool, conversation_scoped: bool, exclude_t
     """The reports among the memories that match :fts (``lexical``), or the ids of :among
     (``listed``), or all memories, that happened in ``[:happened_from, :happened_until)``,
     newest or oldest first; with ``of_persons``, only those said by or naming :persons."""
-    _, memory_filters = _scope_filters(
+    memory_filters = _scope_filters(
         conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
         written_by=written_by,
     )

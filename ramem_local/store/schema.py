@@ -4,8 +4,8 @@ A bank is one SQLite file. ``schema_migrations`` records which migrations ran; o
 applies the missing ones in order inside one transaction. Never edit a released migration: add
 a new one.
 
-The vector table (``memories_vec``) is not created here: its dimension is only known once an
-embedder is bound to the bank (see ``Store.bind_embedder``).
+The vector tables (``memories_float``, ``int8_blocks``: :func:`create_vector_tables`) are
+created when an embedder is bound to the bank (``Store.bind_embedder``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import cast
 
 import apsw
+
+from .base import one_row
 
 
 def m001_core_tables(db: apsw.Connection) -> None:
@@ -303,12 +305,40 @@ VEC_METADATA_COLUMNS = """conversation_id INTEGER,
             event_end INTEGER"""
 
 
+def create_vector_tables(db: apsw.Connection) -> None:
+    """A bank's vectors, each stored once (since m010): ``memories_float``, the float vector
+    keyed by memory id (exact rescoring of candidates, the exact scan), and ``int8_blocks``,
+    the int8 codes of up to ``int8_blocks.BLOCK_SIZE`` memories a row with the columns the
+    in-RAM scan's filters need (``int8_blocks``: read in one go by a new process)."""
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS memories_float (
+            memory_id INTEGER PRIMARY KEY,
+            embedding BLOB NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS int8_blocks (
+            id               INTEGER PRIMARY KEY,
+            first_memory_id  INTEGER NOT NULL,
+            last_memory_id   INTEGER NOT NULL,
+            count            INTEGER NOT NULL,
+            memory_ids       BLOB NOT NULL,  -- int64 [count], ascending
+            conversation_ids BLOB NOT NULL,  -- int64 [count]
+            is_turn          BLOB NOT NULL,  -- uint8 [count]
+            episodes         BLOB NOT NULL,  -- int64 [count, 4]: session, event start/end
+            scales           BLOB NOT NULL,  -- float32 [count]
+            codes            BLOB NOT NULL   -- uint8 [count, D], offset 128
+        );
+        """
+    )
+
+
 def create_binary_index(db: apsw.Connection, dimension: int) -> None:
-    """The fast dense path's two tables (see ``retrieval_sql``): ``memories_bin``, a vec0 table
-    of sign-quantised vectors (``bit[D]``, Hamming distance: D/8 bytes a memory) with the same
-    metadata columns as ``memories_vec``, scanned for candidates; and ``memories_float``, the
-    float vectors keyed by memory id in a plain table, for exact rescoring of the candidates
-    (a vec0 point lookup costs ~0.35 ms, a B-tree lookup a few µs)."""
+    """(m005; ``memories_bin`` dropped by m010) The fast dense path's two tables then:
+    ``memories_bin``, a vec0 table of sign-quantised vectors (``bit[D]``, Hamming distance:
+    D/8 bytes a memory) with the same metadata columns as ``memories_vec``, scanned for
+    candidates; and ``memories_float``, the float vectors keyed by memory id in a plain
+    table, for exact rescoring of the candidates (a vec0 point lookup costs ~0.35 ms, a
+    B-tree lookup a few µs)."""
     db.execute(
         f"""
         CREATE VIRTUAL TABLE IF NOT EXISTS memories_bin USING vec0(
@@ -325,7 +355,8 @@ def create_binary_index(db: apsw.Connection, dimension: int) -> None:
 
 
 def create_int8_table(db: apsw.Connection) -> None:
-    """``memories_int8``: each vector as int8 codes (uint8, offset 128) and one scale, read
+    """(m007; replaced by ``int8_blocks`` in m010) ``memories_int8``: each vector as int8
+    codes (uint8, offset 128) and one scale, read
     once per process into the in-RAM scan of both lists (``int8_matrix``), with the columns
     its filters need, as vec0's metadata columns hold them (a copy: the read joins nothing)."""
     db.execute(
@@ -477,6 +508,44 @@ def m009_mentioned_persons(db: apsw.Connection) -> None:
     db.executemany("UPDATE memories SET persons = ? WHERE id = ?", confirmed)
 
 
+def m010_vectors_stored_once(db: apsw.Connection) -> None:
+    """Each vector stored once, plus its int8 codes: the codes move from ``memories_int8`` (a
+    row a memory) into ``int8_blocks`` (read in one go), and the copies no path reads any
+    more go: ``memories_vec`` (vec0 floats: the exact path scans ``memories_float``) and
+    ``memories_bin`` (sign bits: the binary path takes them from the codes). The file keeps
+    its size until a ``VACUUM`` (freed pages are zeroed, by ``secure_delete``, and reused)."""
+    if not _table_exists(db, "memories_float"):
+        return
+    import numpy as np
+
+    from .int8_blocks import CodeRows, append_codes
+
+    embedder = one_row(db.execute("SELECT value FROM meta WHERE key = 'embedder'"))[0]
+    dimension = int(json.loads(embedder)["dimension"])
+    create_vector_tables(db)
+    if _table_exists(db, "memories_int8"):
+        cursor = db.execute(
+            """SELECT memory_id, conversation_id, is_turn, session_start, session_end,
+                      event_start, event_end, scale, codes
+               FROM memories_int8 ORDER BY memory_id""")
+        while batch := list(itertools.islice(cursor, 4096)):
+            columns = np.array([row[:7] for row in batch], dtype=np.int64)
+            append_codes(db, CodeRows(
+                ids=columns[:, 0], conversation_ids=columns[:, 1],
+                is_turn=columns[:, 2].astype(bool), episodes=columns[:, 3:7],
+                scales=np.array([row[7] for row in batch], dtype=np.float32),
+                codes=np.frombuffer(b"".join(row[8] for row in batch),
+                                    dtype=np.uint8).reshape(len(batch), dimension)),
+                dimension)
+    db.execute(
+        """
+        DROP TABLE IF EXISTS memories_int8;
+        DROP TABLE IF EXISTS memories_bin;
+        DROP TABLE IF EXISTS memories_vec;
+        """
+    )
+
+
 def _turn_memory_batches(db: apsw.Connection, size: int = 4096
                          ) -> Iterator[list[tuple[int, int, str, str, str]]]:
     """``(memory id, conversation id, persons, speaker, turn text)`` of every turn memory,
@@ -513,6 +582,7 @@ def _table_exists(db: apsw.Connection, name: str) -> bool:
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
     m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
+    m010_vectors_stored_once,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
