@@ -28,10 +28,12 @@ from .recall.frame import DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
 from .store import Store, StoreError, turn_key
+from .timebounds import MAX_TIME, MIN_TIME
 from .types import (
     DAY,
     JOURNAL,
     Answer,
+    BankHealth,
     ForgetReport,
     MemoryRecord,
     ParsedConversation,
@@ -243,6 +245,26 @@ class Memory:
             "seconds_per_window": None if rate is None else round(rate, 2),
             "eta_seconds": None if rate is None else round(pending * rate),
         }
+
+    def seconds_per_window(self, model: str | None = None) -> float | None:
+        """The measured extraction time per window of ``model`` on this bank (None before
+        any window of it was timed)."""
+        return self.store.extraction_rate(model)[1]
+
+    def health(self) -> BankHealth:
+        """What ``ramem doctor`` checks of the bank itself (not of the models)."""
+        store = self.store
+        return BankHealth(
+            integrity=store.integrity_check(),
+            conversations_with_bad_times=store.conversations_with_times_outside(
+                MIN_TIME, MAX_TIME + DAY),
+            vector_extension=store.vec_version(),
+            memories=store.memory_count(),
+            fts_rows=store.fts_row_count(),
+            fts_ok=store.fts_integrity_ok(),
+            vectors=store.vector_count(),
+            embedder=store.embedder_fingerprint(),
+        )
 
     def import_export(
         self,

@@ -539,7 +539,7 @@ def _window_progress(memory: Memory) -> Callable[[Any], None]:
     model = getattr(memory.llm, "name", None)
 
     def progress(window: Any) -> None:
-        _, rate = memory.store.extraction_rate(model)
+        rate = memory.seconds_per_window(model)
         left = window.total - window.index
         click.echo(window_line(window, None if rate is None else left * rate), err=True)
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import BOUNDS_TEXT, DAY, INLINE_EXTRACTION_WINDOWS, MAX_TIME, MIN_TIME, Memory, models
+from . import BOUNDS_TEXT, INLINE_EXTRACTION_WINDOWS, BankHealth, Memory, models
 from .errors import ModelError
 from .render import duration_text
 
@@ -27,16 +27,15 @@ class Finding:
     text: str
 
 
-def bank_file(memory: Memory) -> list[Finding]:
-    problems = memory.store.integrity_check()
-    if problems == ["ok"]:
+def bank_file(health: BankHealth) -> list[Finding]:
+    if health.integrity == ["ok"]:
         return [Finding(OK, "bank file: integrity_check ok")]
-    return [Finding(BAD, "bank file: " + "; ".join(problems[:5]))]
+    return [Finding(BAD, "bank file: " + "; ".join(health.integrity[:5]))]
 
 
-def stored_times(memory: Memory) -> list[Finding]:
+def stored_times(health: BankHealth) -> list[Finding]:
     """Times outside 1900..2199 (written before ramem checked them) break every search."""
-    bad = memory.store.conversations_with_times_outside(MIN_TIME, MAX_TIME + DAY)
+    bad = health.conversations_with_bad_times
     if not bad:
         return [Finding(OK, f"stored times: all in {BOUNDS_TEXT}")]
     names = ", ".join(f"{name!r} ({count} row(s))" for name, count in list(bad.items())[:5])
@@ -44,21 +43,18 @@ def stored_times(memory: Memory) -> list[Finding]:
                          "conversation (`ramem forget --conversation NAME`) and ingest it again")]
 
 
-def vector_extension(memory: Memory) -> list[Finding]:
-    return [Finding(OK, f"sqlite-vec {memory.store.vec_version()} loaded")]
+def vector_extension(health: BankHealth) -> list[Finding]:
+    return [Finding(OK, f"sqlite-vec {health.vector_extension} loaded")]
 
 
-def full_text_index(memory: Memory) -> list[Finding]:
-    store = memory.store
-    memories, rows = store.memory_count(), store.fts_row_count()
-    healthy = store.fts_integrity_ok() and rows == memories
-    text = f"full-text index: {rows} rows for {memories} memories"
+def full_text_index(health: BankHealth) -> list[Finding]:
+    healthy = health.fts_ok and health.fts_rows == health.memories
+    text = f"full-text index: {health.fts_rows} rows for {health.memories} memories"
     return [Finding(OK if healthy else BAD, text)]
 
 
-def embedder(memory: Memory) -> list[Finding]:
-    store = memory.store
-    recorded = store.embedder_fingerprint()
+def embedder(memory: Memory, health: BankHealth) -> list[Finding]:
+    recorded = health.embedder
     if recorded is None:
         return [Finding(OK, "embedder: none recorded (BM25 only)")]
     findings: list[Finding] = []
@@ -71,7 +67,7 @@ def embedder(memory: Memory) -> list[Finding]:
     else:
         findings.append(Finding(OK, f"embedder {recorded.name} ({recorded.dimension}-d) loads "
                                     "and matches the bank"))
-    memories, vectors = store.memory_count(), store.vector_count()
+    memories, vectors = health.memories, health.vectors
     findings.append(Finding(OK if vectors == memories else WARN,
                             f"vectors: {vectors} for {memories} memories"
                             + ("" if vectors == memories else " (`ramem reindex` fills them)")))
@@ -120,12 +116,13 @@ def extraction_queue(memory: Memory) -> list[Finding]:
 def examine(memory: Memory, models_dir: Path, llm: str | None = None) -> list[Finding]:
     """Every check, in the order a user would want to read them; ``llm`` is the configured
     LLM (a name or a GGUF file), run in a child process, never loaded here."""
+    health = memory.health()
     checks: list[Callable[[], list[Finding]]] = [
-        lambda: bank_file(memory),
-        lambda: stored_times(memory),
-        lambda: vector_extension(memory),
-        lambda: full_text_index(memory),
-        lambda: embedder(memory),
+        lambda: bank_file(health),
+        lambda: stored_times(health),
+        lambda: vector_extension(health),
+        lambda: full_text_index(health),
+        lambda: embedder(memory, health),
         lambda: installed_models(models_dir),
         lambda: llm_runtime(llm, models_dir),
         lambda: extraction_queue(memory),

@@ -370,6 +370,21 @@ class EmbedderFingerprint:
         return f"{self.name} ({self.dimension}-d, sha256 {self.sha256[:12]})"
 
 
+@dataclass(frozen=True)
+class BankHealth:
+    """What ``ramem doctor`` reads of a bank (``Memory.health``): the file's integrity, the
+    stored times, the full-text index and the vectors."""
+
+    integrity: list[str]  # SQLite's integrity_check: ["ok"] when healthy
+    conversations_with_bad_times: dict[str, int]  # name → rows outside MIN_TIME..MAX_TIME
+    vector_extension: str  # the loaded sqlite-vec version
+    memories: int
+    fts_rows: int
+    fts_ok: bool
+    vectors: int
+    embedder: EmbedderFingerprint | None  # who made the bank's vectors, if any
+
+
 @dataclass
 class TimelineEntry:
     """A memory in a timeline, with when it was said (its first source turn)."""

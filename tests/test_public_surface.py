@@ -24,8 +24,6 @@ FACES = ["cli.py", "mcp_server.py", "doctor.py",
 PUBLIC_MODULES = {"config", "models", "render", "testing", "text"}
 # Faces may call each other (``ramem doctor`` runs the doctor, ``ramem eval`` the evaluations).
 FACE_MODULES = {"cli", "mcp_server", "doctor", "eval"}
-# Imports of a private module that a face still needs, with the reason; each is for the lead to
-# make public or to replace.
 
 
 def imported_modules(source: str, module: str) -> list[tuple[int, str, list[str]]]:
@@ -68,6 +66,15 @@ def test_the_faces_import_only_public_names_and_errors():
     offenders = [offender for face in FACES
                  for offender in forbidden_imports((PACKAGE / face).read_text("utf-8"), face)]
     assert not offenders, "faces importing private modules or names:\n" + "\n".join(offenders)
+
+
+def test_the_faces_do_not_reach_into_the_bank_behind_memory():
+    """``memory.store`` is the store itself: a face using it would bypass ``Memory`` (its
+    checks, its defaults) as an import of a private module would."""
+    uses = [f"{face}:{node.lineno}" for face in FACES
+            for node in ast.walk(ast.parse((PACKAGE / face).read_text("utf-8")))
+            if isinstance(node, ast.Attribute) and node.attr == "store"]
+    assert not uses, "faces using Memory.store: " + ", ".join(uses)
 
 
 def test_the_import_check_catches_private_modules_in_functions_and_type_checking_blocks():
