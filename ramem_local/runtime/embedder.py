@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +21,7 @@ import numpy as np
 from ..errors import EmbedderError
 from ..types import EmbedderFingerprint
 from .jsonfile import read_json
-from .registry import sha256_file
+from .registry import file_sha256
 
 POOLING_MODES = ("mean", "cls", "last_token")
 DEFAULT_MAX_LENGTH = 512
@@ -303,20 +302,6 @@ def _kv_hints(config: dict[str, Any]) -> dict[str, int]:
     if isinstance(head_dim, int):
         hints["head_dim"] = head_dim
     return hints
-
-
-# --------------------------------------------------------------------------- hashing
-
-
-@lru_cache(maxsize=16)
-def _sha256_cached(path: str, size: int, mtime_ns: int) -> str:
-    return sha256_file(Path(path))
-
-
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file, computed once per process (keyed by size and mtime, so edits rehash)."""
-    stat = Path(path).stat()
-    return _sha256_cached(str(Path(path).resolve()), stat.st_size, stat.st_mtime_ns)
 
 
 # --------------------------------------------------------------------------- the embedder
