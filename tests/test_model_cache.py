@@ -1,8 +1,10 @@
 """The user cache of what a one-off search would otherwise compute again: the model file's SHA-256
-(remembered per version of the file).
+(remembered per version of the file) and the graph onnxruntime optimised (kept beside it).
 
 A tiny encoder built here (an embedding table, a MatMul + bias + ReLU, mean pooling) stands for a
-model. Each test gets an empty cache folder.
+model: big enough that onnxruntime writes its weights to the external file and prepacks the
+MatMul, small enough to build in milliseconds; the real MiniLM checks that a cached graph
+embeds exactly as the model file does. Each test gets an empty cache folder.
 """
 
 from __future__ import annotations
@@ -16,9 +18,9 @@ import numpy as np
 import pytest
 
 from ramem_local import Memory
-from ramem_local.runtime import registry
+from ramem_local.runtime import optimized_graph, registry
 from ramem_local.runtime.embedder import OnnxEmbedder, spec_from_folder
-from ramem_local.runtime.registry import file_sha256, sha256_file
+from ramem_local.runtime.registry import cache_dir, file_sha256, sha256_file
 from ramem_local.store import StoreError
 
 onnx = pytest.importorskip("onnx")
@@ -90,6 +92,22 @@ def model_folder(tmp_path: Path) -> Path:
 
 def _embedder(folder: Path) -> OnnxEmbedder:
     return OnnxEmbedder(spec_from_folder(folder, registry_entry=ENTRY), threads=1)
+
+
+def _entries() -> dict[str, dict]:
+    """The graph cache's entries: folder name -> manifest."""
+    root = cache_dir() / optimized_graph.GRAPHS_FOLDER
+    if not root.is_dir():
+        return {}
+    return {folder.name: json.loads((folder / optimized_graph.MANIFEST_FILE).read_text())
+            for folder in root.iterdir() if not folder.name.startswith(".")}
+
+
+def _no_model_file_session(monkeypatch) -> None:
+    """From here on, a session built from a model file (not from a cached graph) fails."""
+    def refuse(*args, **kwargs):
+        raise AssertionError("a session was built from the model file")
+    monkeypatch.setattr(optimized_graph, "_session", refuse)
 
 
 # --------------------------------------------------------------------------- the model's SHA-256
@@ -169,3 +187,108 @@ def test_a_bank_still_refuses_the_model_file_once_it_changed(model_folder: Path,
     assert changed.fingerprint.sha256 == sha256_file(model_folder / "model.onnx")
     with pytest.raises(StoreError, match="reindex"):
         Memory.open(bank, embedder=changed)
+
+
+# --------------------------------------------------------------------------- the optimised graph
+
+
+def test_the_second_session_comes_from_the_cached_graph(model_folder: Path, monkeypatch) -> None:
+    first = _embedder(model_folder)
+    (key, manifest), = _entries().items()
+    assert manifest["usable"] is True and manifest["max_difference"] <= optimized_graph.TOLERANCE
+    assert manifest["source"] == str((model_folder / "model.onnx").resolve())
+    entry = cache_dir() / optimized_graph.GRAPHS_FOLDER / key
+    assert (entry / optimized_graph.WEIGHTS_FILE).stat().st_size >= HIDDEN * HIDDEN * 4
+    _no_model_file_session(monkeypatch)
+    second = _embedder(model_folder)
+    np.testing.assert_array_equal(second.embed_documents(TEXTS), first.embed_documents(TEXTS))
+    np.testing.assert_allclose(second.embed_documents(TEXTS),
+                               [_expected(text, seed=1) for text in TEXTS], rtol=1e-5, atol=1e-5)
+
+
+def test_a_changed_model_never_runs_its_old_graph(model_folder: Path) -> None:
+    _embedder(model_folder)
+    (old_key, _), = _entries().items()
+    _write_model(model_folder, seed=2)  # new weights under the same path
+    changed = _embedder(model_folder)
+    np.testing.assert_allclose(changed.embed_documents(TEXTS),
+                               [_expected(text, seed=2) for text in TEXTS], rtol=1e-5, atol=1e-5)
+    (new_key, manifest), = _entries().items()  # the old entry is gone
+    assert new_key != old_key and manifest["usable"] is True
+
+
+def test_an_external_weights_file_beside_the_model_is_part_of_the_key(model_folder: Path) -> None:
+    """model.onnx may only name the file that holds its weights: a change there is a new key."""
+    before = optimized_graph.entry_key(model_folder / "model.onnx")
+    (model_folder / "model.onnx_data").write_bytes(b"weights")
+    assert optimized_graph.entry_key(model_folder / "model.onnx") != before
+
+
+def test_a_damaged_entry_is_built_again(model_folder: Path) -> None:
+    _embedder(model_folder)
+    (key, _), = _entries().items()
+    (cache_dir() / optimized_graph.GRAPHS_FOLDER / key / optimized_graph.GRAPH_FILE).write_bytes(
+        b"not a graph")
+    again = _embedder(model_folder)
+    np.testing.assert_allclose(again.embed_documents(TEXTS),
+                               [_expected(text, seed=1) for text in TEXTS], rtol=1e-5, atol=1e-5)
+    assert _entries()[key]["usable"] is True
+
+
+def test_a_graph_that_fails_its_check_is_not_kept_nor_built_again(model_folder: Path,
+                                                                    monkeypatch) -> None:
+    monkeypatch.setattr(optimized_graph, "TOLERANCE", -1.0)  # no difference is small enough
+    _embedder(model_folder)
+    (key, manifest), = _entries().items()
+    assert manifest["usable"] is False
+    entry = cache_dir() / optimized_graph.GRAPHS_FOLDER / key
+    assert sorted(path.name for path in entry.iterdir()) == [optimized_graph.MANIFEST_FILE]
+    saves = []
+    plain = optimized_graph._session
+    monkeypatch.setattr(optimized_graph, "_session",
+                        lambda path, threads, save_to=None: saves.append(save_to) or plain(
+                            path, threads, save_to))
+    again = _embedder(model_folder)
+    assert saves == [None]  # from the model file, nothing saved
+    np.testing.assert_allclose(again.embed_documents(TEXTS),
+                               [_expected(text, seed=1) for text in TEXTS], rtol=1e-5, atol=1e-5)
+
+
+def test_a_cache_that_cannot_be_written_only_costs_the_time(model_folder: Path, tmp_path: Path,
+                                                            monkeypatch) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("")  # a file where the cache folder would go
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocked))
+    embedder = _embedder(model_folder)
+    np.testing.assert_allclose(embedder.embed_documents(TEXTS),
+                               [_expected(text, seed=1) for text in TEXTS], rtol=1e-5, atol=1e-5)
+    assert embedder.fingerprint.sha256 == sha256_file(model_folder / "model.onnx")
+
+
+def test_entries_of_models_that_are_gone_are_removed(model_folder: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other-encoder"
+    other.mkdir()
+    for name in ("model.onnx", "tokenizer.json"):
+        (other / name).write_bytes((model_folder / name).read_bytes())
+    _embedder(other)
+    assert len(_entries()) == 1
+    for path in other.iterdir():
+        path.unlink()
+    other.rmdir()
+    _embedder(model_folder)  # writing its entry removes the other's
+    assert [manifest["source"] for manifest in _entries().values()] == [
+        str((model_folder / "model.onnx").resolve())]
+
+
+@pytest.mark.real_model
+def test_minilm_embeds_the_same_from_its_cached_graph(minilm_dir: Path, monkeypatch) -> None:
+    """The saved graph runs the kernels the model file's session runs: the same vectors."""
+    texts = ["Where did I go hiking in May?", "Went hiking at Eagle Ridge with Ana.", "ok",
+             "Baked bread for the first time, and it came out dense but edible. " * 8]
+    spec = spec_from_folder(minilm_dir, registry_entry={"pooling": "mean", "max_length": 256})
+    direct = OnnxEmbedder(spec, threads=1)
+    _no_model_file_session(monkeypatch)
+    cached = OnnxEmbedder(spec, threads=1)
+    got, expected = cached.embed_documents(texts), direct.embed_documents(texts)
+    assert float(np.max(np.abs(got - expected))) <= 1e-6
+    assert cached.fingerprint == direct.fingerprint
