@@ -1116,6 +1116,11 @@ def models_verify(context: Context) -> None:
         raise ModelError(f"{bad} model file(s) failed verification")
 
 def main() -> None:
+    # numpy's OpenBLAS starts a thread per core when numpy is imported, and they spin: `import
+    # numpy` 210 ms instead of 140 (2 cores, load 1.3), a one-off `ramem search` 1.42 s instead
+    # of 1.21 s at load 8 (results/bench-oneoff.txt). Nothing ramem runs is a BLAS product that
+    # threads speed up (onnxruntime and SQLite score the vectors); a user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     cli(prog_name="ramem")
 
 

@@ -81,3 +81,24 @@ def test_a_one_off_search_builds_nothing_with_onnx_and_reads_no_date_phrase(
     ingest = [m for m in modules if m.startswith("ramem_local.ingest.")]
     assert ingest == ["ramem_local.ingest.windows"] and "zipfile" not in modules, ingest
 
+
+MAIN_PROBE = """
+import os
+from ramem_local import cli
+cli.cli = lambda **options: print(os.environ.get("OPENBLAS_NUM_THREADS"))
+cli.main()
+"""
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("4", "4")])
+def test_the_command_starts_numpy_with_one_blas_thread_unless_told(given: str | None,
+                                                                   expected: str) -> None:
+    """``main`` sets OPENBLAS_NUM_THREADS before numpy is imported (OpenBLAS reads it then);
+    a user's own value is kept."""
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", MAIN_PROBE], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == expected
