@@ -265,6 +265,22 @@ def test_a_cache_that_cannot_be_written_only_costs_the_time(model_folder: Path, 
     assert embedder.fingerprint.sha256 == sha256_file(model_folder / "model.onnx")
 
 
+def test_a_model_above_the_size_limit_is_not_cached(model_folder: Path, monkeypatch) -> None:
+    monkeypatch.setattr(optimized_graph, "MAX_MODEL_BYTES", 1000)  # the tiny model is larger
+    embedder = _embedder(model_folder)
+    assert _entries() == {}
+    np.testing.assert_allclose(embedder.embed_documents(TEXTS),
+                               [_expected(text, seed=1) for text in TEXTS], rtol=1e-5, atol=1e-5)
+
+
+def test_an_entry_without_its_manifest_is_built_again(model_folder: Path) -> None:
+    _embedder(model_folder)
+    (key, _), = _entries().items()
+    (cache_dir() / optimized_graph.GRAPHS_FOLDER / key / optimized_graph.MANIFEST_FILE).unlink()
+    _embedder(model_folder)
+    assert _entries()[key]["usable"] is True
+
+
 def test_entries_of_models_that_are_gone_are_removed(model_folder: Path, tmp_path: Path) -> None:
     other = tmp_path / "other-encoder"
     other.mkdir()

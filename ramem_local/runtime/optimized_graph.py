@@ -55,6 +55,9 @@ MANIFEST_FILE = "entry.json"
 SCRATCH_PREFIX = ".scratch-"
 SCRATCH_MAX_AGE_SECONDS = 3600  # a scratch folder this old belongs to a process that died
 LEVEL = "ORT_ENABLE_EXTENDED"
+# Larger models load from their file as before: the first open holds the model's session and
+# the saved graph's at once (two copies of the weights in memory), and the entry is a third copy.
+MAX_MODEL_BYTES = 1 << 30
 
 Probe = Callable[[Any], np.ndarray]
 
@@ -97,10 +100,14 @@ def open_session(model_path: Path, threads: int, probe: Probe) -> Any:
     """
     import onnxruntime as ort
 
+    if _folder_bytes(model_path) > MAX_MODEL_BYTES:
+        return _session(model_path, threads)
     key = entry_key(model_path)
     root = cache_dir() / GRAPHS_FOLDER
     entry = root / key
     manifest = _manifest(entry)
+    if not manifest and entry.exists():  # a half-written entry (a full disk?): build it again
+        shutil.rmtree(entry, ignore_errors=True)
     if manifest.get("usable") is True:
         try:
             return ort.InferenceSession(str(entry / GRAPH_FILE),
@@ -193,6 +200,12 @@ def _prune(root: Path, *, keep: str, source: str) -> None:
             recorded = _manifest(folder).get("source")
             if isinstance(recorded, str) and (recorded == source or not Path(recorded).exists()):
                 shutil.rmtree(folder, ignore_errors=True)
+
+
+def _folder_bytes(model_path: Path) -> int:
+    """The model file and every other file beside it (its weights may be one of them)."""
+    return sum(path.stat().st_size for path in Path(model_path).resolve().parent.iterdir()
+               if path.is_file())
 
 
 def _scratch_folder(root: Path) -> Path | None:
