@@ -5,8 +5,8 @@ Creating an ``InferenceSession`` from an embedder's ``model.onnx`` parses the wh
 the MatMul weights: for MiniLM (90 MB) a quarter of a second of every one-off ``ramem search``,
 the largest part of ``Memory.open``. onnxruntime can save the graph it optimised, with its
 weights in a file beside it; a session of that saved graph, optimisations off (they are done),
-is created in a fraction of the time and computes the same outputs bit for bit, the same fused
-graph running the same kernels (measured: results/bench-oneoff.txt).
+is created in 0.43x the time and computes the same outputs bit for bit, the same fused graph
+running the same kernels (MiniLM, scripts/probe_ort_session.py; results/bench-oneoff.txt).
 
 The first session of a model is created from ``model.onnx`` and saves its optimised graph into
 a scratch folder; that graph is loaded once and kept only if its output on a probe input equals
