@@ -8,13 +8,13 @@ from collections.abc import Callable, Collection
 from dataclasses import asdict
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from . import models
 from .answer import generate_answer
 from .config import load_settings
 from .errors import InputError, LLMError, ModelError
+from .ingest.reports import ExtractionReport, ImportReport, IngestReport
 from .names import name_candidates
 from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
@@ -43,11 +43,6 @@ from .types import (
     When,
     iso,
 )
-
-if TYPE_CHECKING:
-    from .ingest.imports import ImportReport
-    from .ingest.llm_pipeline import ExtractionReport
-    from .ingest.pipeline import IngestReport
 
 
 class Memory:
