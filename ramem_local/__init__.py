@@ -51,9 +51,7 @@ if TYPE_CHECKING:
     from . import config, models, render, testing, text
     from .api import Memory
     from .ingest.formats import load_locomo_samples, locomo_sample_name, locomo_session_turns
-    from .ingest.imports import ImportReport
-    from .ingest.llm_pipeline import ExtractionReport, WindowReport
-    from .ingest.pipeline import IngestReport
+    from .ingest.reports import ExtractionReport, ImportReport, IngestReport, WindowReport
     from .ingest.windows import INLINE_EXTRACTION_WINDOWS
     from .protocols import LLM, Embedder, LLMResult
     from .recall.when import parse_when
@@ -64,9 +62,9 @@ if TYPE_CHECKING:
 _LAZY = {
     "Memory": ".api",
     "Embedder": ".protocols",
-    "ExtractionReport": ".ingest.llm_pipeline",
-    "ImportReport": ".ingest.imports",
-    "IngestReport": ".ingest.pipeline",
+    "ExtractionReport": ".ingest.reports",
+    "ImportReport": ".ingest.reports",
+    "IngestReport": ".ingest.reports",
     "INLINE_EXTRACTION_WINDOWS": ".ingest.windows",
     "LLM": ".protocols",
     "LLMResult": ".protocols",
@@ -75,7 +73,7 @@ _LAZY = {
     "locomo_session_turns": ".ingest.formats",
     "parse_when": ".recall.when",
     "RetrievalSettings": ".retrieve",
-    "WindowReport": ".ingest.llm_pipeline",
+    "WindowReport": ".ingest.reports",
 }
 # The submodules that are public on purpose (the faces may import them): the user's settings,
 # the models facade, how results are written as text for people, the test doubles, and the

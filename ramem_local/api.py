@@ -14,12 +14,7 @@ from . import models
 from .answer import generate_answer
 from .config import load_settings
 from .errors import InputError, LLMError, ModelError
-from .ingest.extract import PROMPT_VERSION
-from .ingest.formats import open_turns, write_jsonl
-from .ingest.imports import ImportReport, run_import
-from .ingest.llm_pipeline import ExtractionReport, plan_extraction, run_extraction
-from .ingest.markdown import write_markdown_journal
-from .ingest.pipeline import IngestReport, embed_missing, ingest_conversations, ingest_turns
+from .ingest.reports import ExtractionReport, ImportReport, IngestReport
 from .names import name_candidates
 from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
@@ -153,6 +148,8 @@ class Memory:
             turns=[turn],
             participants=[speaker],
         )
+        from .ingest.pipeline import ingest_conversations  # the ingest modules: not for search
+
         ingest_conversations(self.store, [parsed], embedder=self.embedder, tz=self.tz,
                              country=self.country, kind=JOURNAL)
         memory_id = self.store.turn_memory_id(conversation, turn_key(turn))
@@ -179,6 +176,9 @@ class Memory:
         ``conversations`` stores only the conversations (LoCoMo samples) of these names, e.g.
         one sample per bank as the LoCoMo evaluation does; a name the file lacks is an error.
         """
+        from .ingest.formats import open_turns  # the ingest modules: not for search
+        from .ingest.pipeline import ingest_turns
+
         self.store.require_writable()
         source = open_turns(Path(path), format, tz=self.tz)
         if conversations is not None:
@@ -211,6 +211,8 @@ class Memory:
         ``since``, ``limit`` and ``budget_seconds`` choose and bound the windows of this run; a
         run stops at a window boundary, and what it did not reach stays pending.
         """
+        from .ingest.llm_pipeline import run_extraction  # the ingest modules: not for search
+
         if self.llm is None:
             raise LLMError("extraction needs an LLM (--llm NAME|FILE)")
         return run_extraction(
@@ -225,6 +227,9 @@ class Memory:
     def plan_extraction(self, *, window_size: int = 40, overlap: int = 2) -> int:
         """Queue the extraction windows of every stored turn without calling a model; return
         how many windows are pending."""
+        from .ingest.extract import PROMPT_VERSION  # the ingest modules: not for search
+        from .ingest.llm_pipeline import plan_extraction
+
         plan_extraction(self.store, window_size=window_size, overlap=overlap)
         return sum(c.pending for c in self.store.window_counts(PROMPT_VERSION))
 
@@ -232,6 +237,8 @@ class Memory:
         """Pending / done / failed windows per conversation, and the time the pending ones
         will take at the measured seconds per window of ``model`` (by default the LLM given
         to this bank, else the model measured on most windows)."""
+        from .ingest.extract import PROMPT_VERSION  # the ingest modules: not for search
+
         counts = self.store.window_counts(PROMPT_VERSION)
         model = model or (getattr(self.llm, "name", None) if self.llm is not None else None)
         rate_model, rate = self.store.extraction_rate(model)
@@ -287,6 +294,8 @@ class Memory:
         ``on_counted`` the number of turns to write, ``progress`` each written batch's size.
         Markdown entries go to the journal ``conversation`` that :meth:`add` writes to.
         """
+        from .ingest.imports import run_import  # the ingest modules: not for search
+
         extra = {} if buffer_size is None else {"buffer_size": buffer_size}
         self.store.require_writable()
         return run_import(
@@ -305,6 +314,9 @@ class Memory:
         ``conversation`` as a Markdown journal (``## YYYY-MM-DD`` per day, ``- HH:MM text``
         per entry) that ``import_export("markdown", ...)`` reads back.
         """
+        from .ingest.formats import write_jsonl  # the ingest modules: not for search
+        from .ingest.markdown import write_markdown_journal
+
         if format == "jsonl":
             return write_jsonl(self.store.all_turns(), Path(path), self.tz)
         if format != "md":
@@ -435,6 +447,8 @@ class Memory:
         if embedder is not None:
             _record_embedder(self.store, embedder, loaded)
         self.embedder = loaded
+        from .ingest.pipeline import embed_missing  # the ingest modules: not for search
+
         return embed_missing(self.store, loaded)
 
     # ----------------------------------------------------------------- reading

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import dataclasses
 import errno
 import functools
@@ -9,11 +11,12 @@ import json
 import os
 import re
 import sys
+import threading
 import traceback
 from collections.abc import Callable
 from datetime import timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -1116,7 +1119,34 @@ def models_verify(context: Context) -> None:
         raise ModelError(f"{bad} model file(s) failed verification")
 
 def main() -> None:
-    cli(prog_name="ramem")
+    # numpy's OpenBLAS starts a thread per core when numpy is imported, and they spin: `import
+    # numpy` 210 ms instead of 140 (2 cores, load 1.3), a one-off `ramem search` 1.42 s instead
+    # of 1.21 s at load 8 (results/bench-oneoff.txt). Nothing ramem runs is a BLAS product that
+    # threads speed up (onnxruntime and SQLite score the vectors); a user's own setting wins.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    try:
+        cli(prog_name="ramem")
+    except SystemExit as done:  # click ends every command with sys.exit(status)
+        if done.code is not None and not isinstance(done.code, int):
+            raise  # a message for Python to print
+        _exit_now(done.code or 0)
+
+
+def _exit_now(status: int) -> NoReturn:
+    """End the process without the interpreter's teardown, which frees every module and object
+    one by one (the onnxruntime session, numpy, SQLite): 0.18 s of a one-off `ramem search` at
+    load 11 (results/bench-oneoff.txt); the kernel frees the memory at once. Safe here: the
+    command has finished, the bank is closed (``call_on_close``), the atexit handlers
+    (llama.cpp models, logging) run now and the output is flushed. A thread still working
+    (none of ramem's) gets the ordinary exit, which waits for it."""
+    if any(thread.is_alive() and not thread.daemon for thread in threading.enumerate()
+           if thread is not threading.main_thread()):
+        sys.exit(status)
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+            stream.flush()
+    os._exit(status)
 
 
 

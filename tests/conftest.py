@@ -30,6 +30,19 @@ def no_user_search_settings(monkeypatch, tmp_path):
     monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "no-user-config.json"))
 
 
+@pytest.fixture(scope="session")
+def session_cache_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("user-cache")
+
+
+@pytest.fixture(autouse=True)
+def no_user_cache(monkeypatch, session_cache_dir):
+    """The user cache folder (model hashes, optimised ONNX graphs, llama.cpp checks) is the test
+    session's own: no test reads the developer's or writes into it. One for the whole session,
+    so MiniLM's optimised graph is built once; a test that needs an empty one sets its own."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(session_cache_dir))
+
+
 @pytest.fixture
 def hashing_embedder() -> HashingEmbedder:
     return HashingEmbedder()

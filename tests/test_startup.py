@@ -77,3 +77,75 @@ def test_a_one_off_search_builds_nothing_with_onnx_and_reads_no_date_phrase(
     assert "Eagle Ridge" in printed[1], printed[:3]
     assert "ramem_local.store.int8_matrix" in modules and "onnxruntime" in modules
     assert "onnx" not in modules and "dateparser" not in modules
+    # What only writing needs (ingest, imports, extraction; ~25 ms of CPU) is not imported.
+    ingest = [m for m in modules if m.startswith("ramem_local.ingest.")]
+    assert ingest == ["ramem_local.ingest.reports", "ramem_local.ingest.windows"], ingest
+    assert "zipfile" not in modules
+
+
+MAIN_PROBE = """
+import os
+from ramem_local import cli
+cli.cli = lambda **options: print(os.environ.get("OPENBLAS_NUM_THREADS"))
+cli.main()
+"""
+
+
+@pytest.mark.parametrize(("given", "expected"), [(None, "1"), ("4", "4")])
+def test_the_command_starts_numpy_with_one_blas_thread_unless_told(given: str | None,
+                                                                   expected: str) -> None:
+    """``main`` sets OPENBLAS_NUM_THREADS before numpy is imported (OpenBLAS reads it then);
+    a user's own value is kept."""
+    env = {key: value for key, value in os.environ.items() if key != "OPENBLAS_NUM_THREADS"}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [env.get("PYTHONPATH")])])
+    if given is not None:
+        env["OPENBLAS_NUM_THREADS"] = given
+    done = subprocess.run([sys.executable, "-c", MAIN_PROBE], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == expected
+
+
+
+EXIT_PROBE = """
+import atexit, os, sys, threading, time
+from ramem_local import cli
+
+class Teardown:
+    def __del__(self):  # runs when the interpreter tears its modules down
+        os.write(1, b"teardown ran\\n")
+
+kept = Teardown()
+
+def command(**options):
+    atexit.register(lambda: print("atexit handler ran"))
+    if sys.argv[2] == "thread":
+        threading.Thread(target=lambda: (time.sleep(0.3), print("thread finished"))).start()
+    print("output " * 2000)  # more than Python's stdout buffer: part of it is still unwritten
+    sys.exit(int(sys.argv[1]) if sys.argv[1].isdigit() else sys.argv[1])
+
+cli.cli = command
+cli.main()
+print("not reached")
+"""
+
+
+@pytest.mark.parametrize(("status", "thread", "expected", "teardown"), [
+    ("0", "-", 0, False), ("3", "-", 3, False),
+    ("a message", "-", 1, True),  # Python prints it, as sys.exit("...") always does
+    ("0", "thread", 0, True),  # a thread still working: the ordinary exit waits for it
+])
+def test_the_command_exits_without_teardown_keeping_output_status_and_handlers(
+        status: str, thread: str, expected: int, teardown: bool) -> None:
+    """``main`` ends the process with os._exit once the command is done: the interpreter's
+    teardown is skipped, the status, the whole output and the atexit handlers are kept."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run([sys.executable, "-c", EXIT_PROBE, status, thread], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=60)
+    lines = done.stdout.splitlines()
+    assert done.returncode == expected, done.stderr
+    assert lines[0].split() == ["output"] * 2000 and "atexit handler ran" in lines
+    assert ("teardown ran" in lines) is teardown and "not reached" not in lines
+    assert ("thread finished" in lines) is (thread == "thread")
+    if not status.isdigit():
+        assert status in done.stderr

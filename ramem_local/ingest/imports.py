@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import tzinfo
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,8 @@ from ..store import Store
 from ..types import JOURNAL
 from .chats import ChatRecord, Converter, chatgpt_record, claude_record
 from .markdown import read_markdown_journal
-from .pipeline import IngestReport, embed_missing, ingest_conversations
+from .pipeline import embed_missing, ingest_conversations
+from .reports import ImportReport, IngestReport
 from .streamjson import DEFAULT_BUFFER, iter_json_array, zip_members
 
 KINDS = ("chatgpt", "claude", "markdown")
@@ -47,31 +48,6 @@ _HINTS = {
     "chatgpt": ("chat_messages", "it looks like a Claude export: use `ramem import claude`"),
     "claude": ("mapping", "it looks like a ChatGPT export: use `ramem import chatgpt`"),
 }
-
-
-@dataclass
-class ImportReport:
-    kind: str
-    files: int = 0
-    conversations: int = 0  # conversations (chats) or days (journal) with something to store
-    empty: int = 0  # chats without a visible message
-    entries: int = 0  # turns read
-    turns_new: int = 0
-    memories_new: int = 0
-    vectors_new: int = 0
-    noise: int = 0  # system / tool / hidden / non-text messages left out
-    skipped: list[str] = field(default_factory=list)  # one line per record that was not read
-    notes: list[str] = field(default_factory=list)
-    seconds: float = 0.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind, "files": self.files, "conversations": self.conversations,
-            "empty_conversations": self.empty, "turns_read": self.entries,
-            "turns_new": self.turns_new, "memories_new": self.memories_new,
-            "vectors_new": self.vectors_new, "noise_skipped": self.noise,
-            "skipped": self.skipped, "notes": self.notes, "seconds": round(self.seconds, 2),
-        }
 
 
 OnError = Callable[[str], None]

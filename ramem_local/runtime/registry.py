@@ -17,11 +17,12 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import ModelError
-from .jsonfile import read_json
+from .jsonfile import read_json, write_cache_json
 
 LLM = "llm"
 EMBEDDER = "embedder"
@@ -37,8 +38,8 @@ EMBEDDER_MODEL_FILE = "model.onnx"
 EMBEDDER_TOKENIZER_FILE = "tokenizer.json"
 
 _HASH_CHUNK = 1 << 20
-
-
+HASH_CACHE_NAME = "sha256.json"
+HASH_CACHE_ENTRIES = 256  # bounds the file when many copies of models come and go (tests)
 
 
 @dataclass(frozen=True)
@@ -231,6 +232,61 @@ def sha256_file(path: Path) -> str:
         while chunk := fh.read(_HASH_CHUNK):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def cache_dir() -> Path:
+    """The user cache folder: what ramem can always compute again (passing llama.cpp checks,
+    model files' SHA-256, embedders' optimised graphs). Deleting it costs time, never data."""
+    import platformdirs  # imported late: only needed here
+
+    return Path(platformdirs.user_cache_dir("ramem"))
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a model file, hashed once per version of the file rather than once per process.
+
+    Every ``Memory.open`` compares the embedder's fingerprint, which holds this digest, with the
+    bank's: hashing MiniLM's 90 MB model.onnx was ~95 ms of every one-off ``ramem search``. The
+    digest is remembered in ``cache_dir()/sha256.json`` under the resolved path, with the file's
+    size, mtime, ctime, inode and device: writing, replacing or copying the file changes at
+    least its ctime, which no tool sets back, so a changed file is hashed again. A cache that
+    cannot be read or written costs the hash, nothing else. ``verify_models`` does not use it:
+    it is there to find a file whose bytes changed behind the file system's back.
+    """
+    resolved = str(Path(path).resolve())
+    return _remembered_sha256(resolved, _stat_identity(resolved))
+
+
+def _stat_identity(path: str) -> tuple[int, ...]:
+    """What changes whenever the file's bytes are changed through the file system."""
+    info = os.stat(path)
+    return info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_dev
+
+
+@lru_cache(maxsize=32)
+def _remembered_sha256(path: str, identity: tuple[int, ...]) -> str:
+    files = _hash_cache()
+    known = files.get(path)
+    if isinstance(known, dict) and known.get("stat") == list(identity) and isinstance(
+            known.get("sha256"), str):
+        return str(known["sha256"])
+    digest = sha256_file(Path(path))
+    if _stat_identity(path) == identity:  # not changed while read: the digest is of it
+        files.pop(path, None)  # re-added last: the newest entries are the ones kept
+        files[path] = {"stat": list(identity), "sha256": digest}
+        kept = [(name, entry) for name, entry in files.items() if os.path.exists(name)]
+        write_cache_json(cache_dir() / HASH_CACHE_NAME,
+                         {"version": 1, "files": dict(kept[-HASH_CACHE_ENTRIES:])})
+    return digest
+
+
+def _hash_cache() -> dict[str, Any]:
+    """The remembered digests; a missing, unreadable or foreign file is an empty cache."""
+    try:
+        files = json.loads((cache_dir() / HASH_CACHE_NAME).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return files if isinstance(files, dict) else {}
 
 
 def ledger_path(models_dir: Path) -> Path:
