@@ -35,6 +35,8 @@ ENV_MODELS_DIR = "RAMEM_MODELS_DIR"
 # refers to them by name).
 EMBEDDER_MODEL_FILE = "model.onnx"
 EMBEDDER_TOKENIZER_FILE = "tokenizer.json"
+# The name of an embedder's int8 copy (``models install|import --int8``): NAME + this suffix.
+INT8_SUFFIX = "-int8"
 
 _HASH_CHUNK = 1 << 20
 
