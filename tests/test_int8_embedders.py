@@ -58,6 +58,8 @@ def test_import_int8_installs_a_quantised_copy_beside_the_float_model(tmp_path):
     listed = CliRunner().invoke(cli, ["models", "list", "--json"], env=env)
     row = next(m for m in json.loads(listed.output)["models"] if m["name"] == "tiny-int8")
     assert row["installed"] and row["kind"] == "embedder"
+    listed = CliRunner().invoke(cli, ["models", "list"], env=env)
+    assert "int8 copy of tiny (`models install|import --int8`)" in listed.output
     float_vectors = embed(models_dir / "tiny", TEXTS)
     int8_vectors = embed(models_dir / "tiny-int8", TEXTS)
     cosines = (float_vectors * int8_vectors).sum(axis=1)

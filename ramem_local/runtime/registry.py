@@ -209,7 +209,10 @@ def _imported_entry(name: str, models_dir: Path) -> ModelEntry | None:
     if not info:
         return None
     source = {"file": info["file"]} if info.get("file") else {}
-    return ModelEntry(name=name, kind=info["kind"], description="imported", source=source)
+    base = name[:-len(INT8_SUFFIX)] if name.endswith(INT8_SUFFIX) else None
+    described = (f"int8 copy of {base} (`models install|import --int8`)"
+                 if base and base in read_ledger(models_dir).get("models", {}) else "imported")
+    return ModelEntry(name=name, kind=info["kind"], description=described, source=source)
 
 
 def installed_models(models_dir: Path) -> list[tuple[ModelEntry, Path, bool]]:
