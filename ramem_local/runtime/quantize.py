@@ -52,8 +52,9 @@ from .registry import (
 )
 
 # The lowest cosine between float and int8 vectors of one check sentence that installs the copy.
-# Measured: 0.971 is the lowest over 500 LoCoMo turns for MiniLM (QInt8 per channel; the check
-# sentences give 0.98-0.99 for MiniLM and MPNet); per-tensor weights fall to 0.90 on some turns.
+# Measured: 0.971 is the lowest over 500 LoCoMo turns for MiniLM (QInt8 per channel); the check
+# sentences give 0.968-0.995 (MiniLM) and 0.974-0.992 (MPNet), lowest on "ok"; per-tensor weights
+# fall to 0.86 on "ok" and 0.90 on some turns.
 # 0.95 lets the measured recipe through on short, odd texts and stops a graph that quantised
 # badly (a wrong scale, a layer whose weights do not fit 8 bits) before any bank uses it.
 MIN_COSINE = 0.95
