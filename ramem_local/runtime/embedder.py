@@ -424,6 +424,13 @@ class OnnxEmbedder:
             out[chunk] = postprocess(pooled, self.spec.truncate_dim, self.spec.normalize)
         return out
 
+    def feeds(self, texts: Sequence[str]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        """The graph inputs for ``texts`` as one padded batch (no prefix), and its mask: for
+        running the same graph with other outputs (the int8 installer reads activations)."""
+        ids, mask = pad_batch([e.ids for e in self._tokenizer.encode_batch(list(texts))],
+                              self._pad_id)
+        return build_feeds(self._inputs, ids, mask, self._hints), mask
+
     def _encode_batch(self, encodings: list[Any]) -> np.ndarray:
         """Pad to the batch's longest, run the graph, pool: ``[batch, native]``."""
         ids, mask = pad_batch([e.ids for e in encodings], self._pad_id)

@@ -5,43 +5,49 @@ from __future__ import annotations
 from pathlib import Path
 
 from .embedder import EmbedderError, OnnxEmbedder, spec_from_folder
-from .registry import EMBEDDER, ModelError, load_registry, resolve_model
+from .registry import EMBEDDER, INT8_SUFFIX, ModelError, load_registry, resolve_model
 
 
 def open_embedder(name_or_path: str, models_dir: Path) -> OnnxEmbedder:
     """A registry name (installed in models_dir) or a folder with model.onnx + tokenizer.json."""
     folder = Path(name_or_path).expanduser()
-    registry = load_registry()
     if folder.exists():
         if not folder.is_dir():
             raise EmbedderError(
                 f"embedder {folder} is a file; give the folder that holds model.onnx and "
                 "tokenizer.json"
             )
-        folder_entry = _entry_for_folder(folder, registry)
+        folder_entry = _entry_for_folder(folder)
         return OnnxEmbedder(spec_from_folder(folder, name=_folder_name(folder, folder_entry),
                                              registry_entry=folder_entry))
-    if _looks_like_path(name_or_path):
+    if looks_like_path(name_or_path):
         raise EmbedderError(f"embedder folder {folder} does not exist")
     try:
         path = resolve_model(name_or_path, EMBEDDER, models_dir)
     except ModelError as exc:
         raise EmbedderError(str(exc)) from None
-    entry = registry.get(str(name_or_path))
-    return OnnxEmbedder(
-        spec_from_folder(path, name=str(name_or_path), registry_entry=entry.raw if entry else None)
-    )
+    return OnnxEmbedder(spec_from_folder(path, name=str(name_or_path),
+                                         registry_entry=settings_for(str(name_or_path))))
 
 
-def _looks_like_path(value: str) -> bool:
+def settings_for(name: str) -> dict | None:
+    """The registry settings (pooling, prefixes, max length, dimension) embedder ``name`` runs
+    with: its own entry, else, for ``NAME-int8`` (``models install|import --int8``), NAME's: the
+    int8 copy is the same model with smaller weights."""
+    registry = load_registry()
+    entry = registry.get(name)
+    if entry is None and name.endswith(INT8_SUFFIX):
+        entry = registry.get(name[:-len(INT8_SUFFIX)])
+    return entry.raw if entry is not None and entry.kind == EMBEDDER else None
+
+
+def looks_like_path(value: str) -> bool:
     return "/" in value or "\\" in value or value.startswith((".", "~"))
 
 
-def _entry_for_folder(folder: Path, registry: dict) -> dict | None:
+def _entry_for_folder(folder: Path) -> dict | None:
     """A folder named like a registry entry (any case, - or _) uses that entry's settings."""
-    key = folder.name.lower().replace("_", "-")
-    entry = registry.get(key)
-    return entry.raw if entry is not None and entry.kind == EMBEDDER else None
+    return settings_for(folder.name.lower().replace("_", "-"))
 
 
 def _folder_name(folder: Path, entry: dict | None) -> str:
@@ -52,7 +58,7 @@ def llm_file(name_or_path: str, models_dir: Path) -> Path:
     """The GGUF file of a registry name (installed in models_dir) or a path."""
     from .registry import LLM
 
-    if _looks_like_path(name_or_path) and not Path(name_or_path).expanduser().exists():
+    if looks_like_path(name_or_path) and not Path(name_or_path).expanduser().exists():
         raise ModelError(f"no LLM file at {name_or_path}")
     path = resolve_model(name_or_path, LLM, models_dir)
     if path.is_dir():

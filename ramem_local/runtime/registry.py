@@ -36,6 +36,8 @@ ENV_MODELS_DIR = "RAMEM_MODELS_DIR"
 # refers to them by name).
 EMBEDDER_MODEL_FILE = "model.onnx"
 EMBEDDER_TOKENIZER_FILE = "tokenizer.json"
+# The name of an embedder's int8 copy (``models install|import --int8``): NAME + this suffix.
+INT8_SUFFIX = "-int8"
 
 _HASH_CHUNK = 1 << 20
 HASH_CACHE_NAME = "sha256.json"
@@ -208,7 +210,10 @@ def _imported_entry(name: str, models_dir: Path) -> ModelEntry | None:
     if not info:
         return None
     source = {"file": info["file"]} if info.get("file") else {}
-    return ModelEntry(name=name, kind=info["kind"], description="imported", source=source)
+    base = name[:-len(INT8_SUFFIX)] if name.endswith(INT8_SUFFIX) else None
+    described = (f"int8 copy of {base} (`models install|import --int8`)"
+                 if base and base in read_ledger(models_dir).get("models", {}) else "imported")
+    return ModelEntry(name=name, kind=info["kind"], description=described, source=source)
 
 
 def installed_models(models_dir: Path) -> list[tuple[ModelEntry, Path, bool]]:
