@@ -193,6 +193,8 @@ def test_the_blocks_follow_appends_deletes_replacements_and_episode_changes(tmp_
     assert episodes[ids[2]] == [2 * DAY, 3 * DAY, 2 * DAY, 3 * DAY]
     turns = dict(zip(matrix.ids.tolist(), matrix.is_turn.tolist(), strict=True))
     assert turns[ids[0]] and not turns[ids[1]]
+    mean = np.mean([v / np.linalg.norm(v) for v in stored.values()], axis=0)
+    assert np.allclose(fresh.mean_vector(), mean, atol=1e-5), "the sum follows every write"
 
 
 def test_codes_added_out_of_id_order_are_read_in_id_order(tmp_path):
