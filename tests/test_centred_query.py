@@ -70,9 +70,14 @@ def test_a_generic_memory_no_longer_outranks_the_one_asked_about(tmp_path):
         assert first(centre=True) == target
 
 
-def test_the_vector_sum_follows_adds_deletes_and_drops(tmp_path):
+def test_the_vector_sum_follows_adds_replacements_deletes_and_drops(tmp_path):
     store, ids, vectors = filled_bank(tmp_path, n=20)
     units = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    assert np.allclose(store.mean_vector(), units.mean(axis=0), atol=1e-6)
+    replacement = np.random.default_rng(7).standard_normal((2, vectors.shape[1]))
+    store.add_vectors(ids[5:7], replacement.astype(np.float32))  # the old two leave the sum
+    units[5:7] = replacement / np.linalg.norm(replacement, axis=1, keepdims=True)
+    assert store.vector_count() == len(ids)
     assert np.allclose(store.mean_vector(), units.mean(axis=0), atol=1e-6)
     assert store.delete_memory(ids[3])
     assert np.allclose(store.mean_vector(), np.delete(units, 3, axis=0).mean(axis=0), atol=1e-6)

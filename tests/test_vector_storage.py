@@ -193,6 +193,8 @@ def test_the_blocks_follow_appends_deletes_replacements_and_episode_changes(tmp_
     assert episodes[ids[2]] == [2 * DAY, 3 * DAY, 2 * DAY, 3 * DAY]
     turns = dict(zip(matrix.ids.tolist(), matrix.is_turn.tolist(), strict=True))
     assert turns[ids[0]] and not turns[ids[1]]
+    mean = np.mean([v / np.linalg.norm(v) for v in stored.values()], axis=0)
+    assert np.allclose(fresh.mean_vector(), mean, atol=1e-5), "the sum follows every write"
 
 
 def test_codes_added_out_of_id_order_are_read_in_id_order(tmp_path):
@@ -206,6 +208,35 @@ def test_codes_added_out_of_id_order_are_read_in_id_order(tmp_path):
     matrix = Store.open(tmp_path / "bank.db").int8_matrix()
     assert matrix.ids.tolist() == ids
     assert np.array_equal(matrix.codes, quantise(vectors)[1])
+
+
+def test_a_new_process_reads_every_block_and_leaves_the_file_unmapped(tmp_path):
+    """The load reads each block's codes into one matrix through a memory map it sets for
+    the read only: the connection's own ``mmap_size`` is put back (a connection-long map made
+    an ingest's resident size grow with the bank). A bank without vectors reads as empty."""
+    dim = 24
+    path = tmp_path / "bank.db"
+    store, ids, vectors = vector_bank(path, 2 * BLOCK_SIZE + 7, dim)  # a part-filled block
+    store.close()
+    fresh = Store.open(path)
+    fresh.db.execute("PRAGMA mmap_size = 8192")
+    matrix = fresh.int8_matrix()
+    assert fresh.db.execute("PRAGMA mmap_size").fetchone()[0] == 8192
+    scales, codes = quantise(vectors)
+    assert matrix.ids.tolist() == ids and matrix.codes.shape == (len(ids), dim)
+    assert np.array_equal(matrix.codes, codes) and np.array_equal(matrix.scales, scales)
+    assert matrix.conversation_ids.tolist() == [fresh.ensure_conversation("c")] * len(ids)
+    assert matrix.is_turn.tolist() == [i % 3 == 0 for i in range(len(ids))]
+    assert matrix.episodes[:, 0].tolist() == [i * DAY for i in range(len(ids))]
+    nearest = fresh.content_candidates(query_vector=vectors[BLOCK_SIZE + 3], fts_query=None,
+                                       depth=5, limit=5, dense_index="int8")
+    assert nearest[0].id == ids[BLOCK_SIZE + 3]
+
+    empty = Store.open(tmp_path / "empty.db")
+    empty.bind_embedder(EmbedderFingerprint("random", dim, "c" * 64))
+    empty.close()
+    matrix = Store.open(tmp_path / "empty.db").int8_matrix()
+    assert len(matrix) == 0 and matrix.codes.shape == (0, dim)
 
 
 def test_vectors_of_another_dimension_are_refused(tmp_path):

@@ -16,7 +16,8 @@ codes are gone from the file, as its text is.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import cast
 
@@ -148,25 +149,52 @@ def set_episodes(db: apsw.Connection, episodes: Mapping[int, Sequence[int]],
                        (changed.tobytes(), block_id))
 
 
+# The columns the scan's filters need, without the codes (the row's last column: selecting
+# these does not walk the codes' overflow pages).
+FILTER_COLUMNS = "memory_ids, conversation_ids, is_turn, episodes, scales"
+
+# The first GiB of the bank file is mapped while the codes are read (``mapped``).
+MMAP_BYTES = 1 << 30
+
+
+@contextmanager
+def mapped(db: apsw.Connection) -> Iterator[None]:
+    """Read through a memory map inside this block: a block's codes lie deep in the row's
+    overflow chain, a page fetch each, which a map makes a pointer step instead of a
+    ``read()`` (``results/bench-scale.txt``). Not for the connection's life: the mapped pages
+    a process touches count in its resident size, and an ingest's peak would then grow with
+    the bank (``tests/test_streaming_ingest.py``); the previous size is put back at the end."""
+    previous = one_row(db.execute("PRAGMA mmap_size"))[0]
+    db.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+    try:
+        yield
+    finally:
+        db.execute(f"PRAGMA mmap_size = {int(previous)}")
+
+
 def read_codes(db: apsw.Connection, dimension: int) -> CodeRows:
     """Every memory's codes, in ascending id order (inside the caller's read transaction).
-    Each block's codes are copied into place as they are read: one copy of the codes in RAM."""
-    count = one_row(db.execute("SELECT coalesce(sum(count), 0) FROM int8_blocks"))[0]
-    codes = np.empty((count, dimension), dtype=np.uint8)
-    parts = []
+    The codes are read straight into one preallocated matrix by SQLite's incremental blob I/O
+    (``sqlite3_blob_read``: no blob value and no Python bytes object a block in between, no
+    second copy); the small filter columns are selected and each joined over the blocks once
+    into one array (no ``CodeRows`` a block, no concatenation of hundreds of parts)."""
+    blocks = cast("list[tuple[int, int, bytes, bytes, bytes, bytes, bytes]]", db.execute(
+        f"SELECT id, count, {FILTER_COLUMNS} FROM int8_blocks ORDER BY id").fetchall())
+    codes = np.empty((sum(block[1] for block in blocks), dimension), dtype=np.uint8)
+    flat = codes.reshape(-1).data  # a memoryview of the matrix
     offset = 0
-    for row in db.execute(f"SELECT {BLOCK_COLUMNS} FROM int8_blocks ORDER BY id"):
-        block = CodeRows.from_row(row, dimension)
-        codes[offset:offset + len(block)] = block.codes
-        offset += len(block)
-        block.codes = block.codes[:0]
-        parts.append(block)
-    if not parts:
-        return CodeRows(np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, bool),
-                        np.empty((0, 4), np.int64), np.empty(0, np.float32), codes)
-    joined = CodeRows.joined(parts)
-    joined.codes = codes
-    return in_id_order(joined)
+    with mapped(db):
+        for block_id, block_count, *_ in blocks:
+            blob = db.blob_open("main", "int8_blocks", "codes", block_id, False)
+            try:
+                blob.read_into(flat, offset, block_count * dimension)
+            finally:
+                blob.close()
+            offset += block_count * dimension
+    ids, conversation_ids, is_turn, episodes, scales = (
+        b"".join(cast("bytes", block[column]) for block in blocks) for column in range(2, 7))
+    return in_id_order(CodeRows.from_row(
+        [ids, conversation_ids, is_turn, episodes, scales, codes], dimension))
 
 
 def _rewrite_block(db: apsw.Connection, block_id: int, rows: CodeRows) -> None:

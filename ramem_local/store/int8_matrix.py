@@ -96,7 +96,7 @@ class Int8Matrix:
     @classmethod
     def load(cls, db: apsw.Connection, generation: str | None, dimension: int) -> Int8Matrix:
         """Read the codes (inside the caller's read transaction): a few hundred block rows,
-        each column one ``np.frombuffer`` (``int8_blocks``)."""
+        the codes straight into one matrix (``int8_blocks.read_codes``)."""
         rows = read_codes(db, dimension)
         return cls(generation=generation, ids=rows.ids, conversation_ids=rows.conversation_ids,
                    is_turn=rows.is_turn, episodes=rows.episodes, scales=rows.scales,

@@ -158,9 +158,10 @@ class MemoryTables(StorePart):
                 (ids_json,),
             )
         }
-        replaced = one_row(self.db.execute(
-            "SELECT count(*) FROM memories_float "
-            "WHERE memory_id IN (SELECT value FROM json_each(?))", (ids_json,)))[0]
+        # A replaced vector leaves the sum before its successor joins it (the mean would
+        # otherwise count both: ``centred_query`` takes a drifting direction off the query).
+        replaced = self._float_vectors(ids_json)
+        self._add_to_vector_sum(replaced, sign=-1)
         self.db.executemany(
             "INSERT OR REPLACE INTO memories_float(memory_id, embedding) VALUES (?, ?)",
             [(memory_id, vector_blob(vector))
@@ -173,7 +174,7 @@ class MemoryTables(StorePart):
             from .int8_blocks import CodeRows, append_codes, remove_codes
             from .int8_matrix import quantise
 
-            if replaced:
+            if replaced is not None:
                 remove_codes(self.db, ids_json, fingerprint.dimension)
             columns = np.array([(memory_id, spans[memory_id][0], spans[memory_id][1] == "turn",
                                  *_vec_episode(*spans[memory_id][2:]))
