@@ -436,7 +436,10 @@ def run(model: str, locomo: Path, *, models_dir: Path | None, threads: int,
     subset = work / f"{SAMPLE}-s{sessions}.json"
     subset.write_text(json.dumps([sub_conversation(sample, sessions)]), encoding="utf-8")
 
+    out_rows: list[str] = []
+
     def emit(row: dict) -> None:
+        out_rows.append(json.dumps(row))
         print(json.dumps(row, ensure_ascii=False), flush=True)
         if out is not None:
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -453,20 +456,36 @@ def run(model: str, locomo: Path, *, models_dir: Path | None, threads: int,
                         country=LOCOMO_COUNTRY, defaults=defaults) as memory:
         turns.ingest(subset, format="locomo")
         memory.ingest(subset, format="locomo")
-        windows = _extract(memory, recorder, emit)
+        _extract(memory, recorder, emit)
         extracted = [m for m in memory.list(limit=10_000, conversation=SAMPLE)
                      if m.kind == "extracted"]
+        emit({"kind": "extracted", "memories": len(extracted),
+              "with_event_time": sum(m.event_start is not None for m in extracted),
+              "contents": [m.content for m in extracted]})
         rows = []
         for question in questions:
             rows.append(_question_row(question, memory, turns, recorder))
             emit(rows[-1])
-    summary = summarize(windows, rows)
-    summary["memories_extracted"] = len(extracted)
-    summary["memories_event_time_share"] = (
-        sum(m.event_start is not None for m in extracted) / len(extracted)
-        if extracted else math.nan)
+    summary = summarize_rows(read_rows(out_rows))
     emit({"kind": "summary", "model": model, **summary})
     return summary
+
+
+def summarize_rows(rows: Sequence[dict], first: int | None = None) -> dict[str, Any]:
+    """The summary of one run's rows (``kind`` window / extracted / question), over its first
+    ``first`` questions: a run stopped early is summarised on what it finished."""
+    questions = [r for r in rows if r.get("kind") == "question"][:first]
+    summary = summarize([r for r in rows if r.get("kind") == "window"], questions)
+    extracted = [r for r in rows if r.get("kind") == "extracted"]
+    summary["memories_extracted"] = sum(r["memories"] for r in extracted)
+    summary["memories_event_time_share"] = (
+        sum(r["with_event_time"] for r in extracted) / summary["memories_extracted"]
+        if summary["memories_extracted"] else math.nan)
+    return summary
+
+
+def read_rows(lines: Iterable[str]) -> list[dict]:
+    return [json.loads(line) for line in lines if line.strip()]
 
 
 def main() -> None:
@@ -478,7 +497,14 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=SESSIONS)
     parser.add_argument("--questions", type=int, default=QUESTIONS)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--summarize", action="store_true",
+                        help="print the summary of the rows in --out (no model is loaded)")
+    parser.add_argument("--first", type=int, help="with --summarize: the first N questions")
     args = parser.parse_args()
+    if args.summarize:
+        rows = read_rows(args.out.read_text(encoding="utf-8").splitlines())
+        print(format_summary(args.model, summarize_rows(rows, args.first)))
+        return
     with tempfile.TemporaryDirectory() as folder:
         handle = args.out.open("w", encoding="utf-8") if args.out else None
         try:
