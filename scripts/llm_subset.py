@@ -429,7 +429,8 @@ def _question_row(question: LocomoQuestion, memory: Memory, turns: Memory,
 
 
 def run(model: str, locomo: Path, *, models_dir: Path | None, threads: int,
-        sessions: int, cap: int, out: TextIO | None, work: Path) -> dict[str, Any]:
+        sessions: int, cap: int, out: TextIO | None, work: Path,
+        embedder: Path = EMBEDDER) -> dict[str, Any]:
     samples = json.loads(locomo.read_text(encoding="utf-8"))
     sample = next(s for s in samples if s["sample_id"] == SAMPLE)
     questions = select_questions(load_questions(locomo)[SAMPLE], sessions, cap)
@@ -450,9 +451,9 @@ def run(model: str, locomo: Path, *, models_dir: Path | None, threads: int,
           "threads": threads})
     recorder = RecordingLLM(models.open_llm(model, models_dir, n_threads=threads))
     defaults = SearchDefaults()  # the library's values, not the user's settings
-    with Memory.open(work / "turns.db", embedder=EMBEDDER, country=LOCOMO_COUNTRY,
+    with Memory.open(work / "turns.db", embedder=embedder, country=LOCOMO_COUNTRY,
                      defaults=defaults) as turns, \
-            Memory.open(work / "both.db", embedder=EMBEDDER, llm=recorder,
+            Memory.open(work / "both.db", embedder=embedder, llm=recorder,
                         country=LOCOMO_COUNTRY, defaults=defaults) as memory:
         turns.ingest(subset, format="locomo")
         memory.ingest(subset, format="locomo")
