@@ -39,7 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, tzinfo
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -48,6 +48,8 @@ from ramem_local.eval.locomo import LocomoQuestion, load_questions
 from ramem_local.eval.metrics import bleu1, recall_at_k, set_f1, token_f1
 from ramem_local.eval.retrieval import LOCOMO_COUNTRY
 from ramem_local.protocols import LLM, LLMResult
+from ramem_local.recall.analyzer import _days as analyzer_days
+from ramem_local.recall.analyzer import _parse_day as parse_day
 from ramem_local.types import Candidate, RecallFrame
 
 EMBEDDER = Path(__file__).resolve().parents[1].parent / "shared/models/all-MiniLM-L6-v2"
@@ -58,7 +60,6 @@ CATEGORIES = (1, 2, 3, 4, 5)
 K = 10
 
 _TURN_LINE = re.compile(r"^\[([^\]]+)\] \d{4}-\d{2}-\d{2} \d{2}:\d{2} ", re.MULTILINE)
-_DAY = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 
 
 # --------------------------------------------------------------------------- the subset
@@ -183,25 +184,10 @@ def raw_answer_citations(calls: Iterable[RecordedCall]) -> list[Any] | None:
 # --------------------------------------------------------------------------- the analyzer
 
 
-def _day(value: object) -> str | None:
-    if not isinstance(value, str):
-        return None
-    match = _DAY.fullmatch(value.strip())
-    if match is None:
-        return None
-    try:
-        return date(*(int(p) for p in match.groups())).isoformat()
-    except ValueError:
-        return None
-
-
 def deterministic_days(frame: RecallFrame, tz: tzinfo) -> list[str] | None:
-    """The frame's grounded range as first and last day (None when it has none)."""
-    if frame.time_range is None:
-        return None
-    first = datetime.fromtimestamp(frame.time_range.start, tz=tz).date()
-    last = datetime.fromtimestamp(frame.time_range.end, tz=tz).date() - timedelta(days=1)
-    return [first.isoformat(), max(first, last).isoformat()]
+    """The frame's grounded range as first and last day (None when it has none), as the
+    analyzer records a disagreement."""
+    return None if frame.time_range is None else analyzer_days(frame.time_range, tz)
 
 
 def proposed_days(llm_proposal: dict | None) -> list[str | None] | None:
@@ -210,7 +196,11 @@ def proposed_days(llm_proposal: dict | None) -> list[str | None] | None:
     start, end = proposal.get("time_start"), proposal.get("time_end")
     if not start and not end:
         return None
-    return [_day(start) or str(start), _day(end) or str(end)]
+    return [_iso(parse_day(start)) or str(start), _iso(parse_day(end)) or str(end)]
+
+
+def _iso(day: date | None) -> str | None:
+    return None if day is None else day.isoformat()
 
 
 def range_agreement(deterministic: list[str] | None, proposed: list[str | None] | None) -> str:
