@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from ramem_local import Memory, SearchDefaults, models
+from ramem_local import answer as answer_module
 from ramem_local.eval.locomo import LocomoQuestion, load_questions
 from ramem_local.eval.metrics import bleu1, recall_at_k, set_f1, token_f1
 from ramem_local.eval.retrieval import LOCOMO_COUNTRY
@@ -479,6 +480,30 @@ def read_rows(lines: Iterable[str]) -> list[dict]:
     return [json.loads(line) for line in lines if line.strip()]
 
 
+def _answer_first() -> None:
+    """The answer's JSON written answer, citations, then reasoning (the product writes the
+    reasoning first): a small model's reasoning often holds the answer that its answer field
+    then misses ("research" for "adoption agencies"), or abstains against it."""
+    schema = answer_module.answer_schema
+
+    def answer_first_schema(shown_ids: Sequence[int]) -> dict:
+        built = schema(shown_ids)
+        properties = built["properties"]
+        built["properties"] = {key: properties[key]
+                               for key in ("answer", "citations", "reasoning")}
+        return built
+
+    answer_module.answer_schema = answer_first_schema  # type: ignore[assignment]
+    answer_module.SYSTEM_PROMPT = answer_module.SYSTEM_PROMPT.replace(
+        '{"reasoning": "...", "answer": "...", "citations": [ids]}',
+        '{"answer": "...", "citations": [ids], "reasoning": "..."}')
+    assert '{"answer": "..."' in answer_module.SYSTEM_PROMPT
+
+
+VARIANTS: dict[str, Callable[[], None]] = {"none": lambda: None,
+                                           "answer-first": _answer_first}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", help="an installed model's name or a GGUF file")
@@ -488,6 +513,11 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=SESSIONS)
     parser.add_argument("--questions", type=int, default=QUESTIONS)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--bank", type=Path,
+                        help="keep the banks in this folder; a second run reuses them (ingest "
+                             "adds nothing, done windows are skipped): only questions are asked")
+    parser.add_argument("--variant", choices=sorted(VARIANTS), default="none",
+                        help="an answer-format experiment (issue 21 item 4), measured on vs off")
     parser.add_argument("--summarize", action="store_true",
                         help="print the summary of the rows in --out (no model is loaded)")
     parser.add_argument("--first", type=int, help="with --summarize: the first N questions")
@@ -496,12 +526,15 @@ def main() -> None:
         rows = read_rows(args.out.read_text(encoding="utf-8").splitlines())
         print(format_summary(args.model, summarize_rows(rows, args.first)))
         return
+    VARIANTS[args.variant]()
     with tempfile.TemporaryDirectory() as folder:
+        work = Path(folder) if args.bank is None else args.bank
+        work.mkdir(parents=True, exist_ok=True)
         handle = args.out.open("w", encoding="utf-8") if args.out else None
         try:
             summary = run(args.model, args.locomo, models_dir=args.models_dir,
                           threads=args.threads, sessions=args.sessions, cap=args.questions,
-                          out=handle, work=Path(folder))
+                          out=handle, work=work)
         finally:
             if handle is not None:
                 handle.close()
