@@ -189,3 +189,19 @@ def test_a_run_on_the_first_session_with_a_scripted_model(locomo_dev, minilm_dir
     assert when["gold"] == "7 May 2023" and when["f1"] == 1.0
     assert summary["windows_done_share"] == 1.0 and summary["n_questions"] == 2
     assert summary["memories_per_window"] == 4.0
+
+
+def test_answer_first_puts_the_answer_before_the_reasoning(monkeypatch):
+    from ramem_local import answer as answer_module
+
+    # registered with monkeypatch so that the variant's patch is undone after the test
+    monkeypatch.setattr(answer_module, "answer_schema", answer_module.answer_schema)
+    monkeypatch.setattr(answer_module, "SYSTEM_PROMPT", answer_module.SYSTEM_PROMPT)
+    assert list(answer_module.answer_schema([1])["properties"]) == [
+        "reasoning", "answer", "citations"]
+    llm_subset.VARIANTS["answer-first"]()
+    schema = answer_module.answer_schema([1, 2])
+    assert list(schema["properties"]) == ["answer", "citations", "reasoning"]
+    assert schema["properties"]["citations"]["items"]["enum"] == [1, 2]
+    assert answer_module.answer_messages("q", "e", "r")[0]["content"].endswith(
+        '{"answer": "...", "citations": [ids], "reasoning": "..."}.')
