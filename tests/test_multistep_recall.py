@@ -105,7 +105,7 @@ def test_how_many_times_counts_every_match_of_the_range(memory):
     texts = " ".join(c.memory.content for c in counted)
     assert "Pine Lake" in texts and "Hawk Hill" in texts
     assert "Eagle Ridge" not in texts  # January and June are outside the range
-    assert response.count in (2, 3)  # the Fox Valley loop shares no word with "hiking"
+    assert response.count == 3  # with the Fox Valley loop, which shares no word with "hiking"
 
 
 def test_since_a_month_with_as_of_ends_at_as_of(memory):
@@ -211,3 +211,41 @@ def test_an_event_the_bank_does_not_hold_sets_no_time_filter(memory):
     frame = response.trace.frame
     assert frame.anchor is not None and frame.anchor.memory_id is None
     assert frame.guard == "no_filter" and "was not found" in frame.guard_reason
+
+
+def _kind_exemplars(memory, question: str, as_of: str) -> list[str]:
+    from ramem_local.retrieve import Query, RetrievalSettings, centred_query, kind_exemplars
+
+    frame = memory.frame(question, as_of=as_of)
+    vector = centred_query(memory.embedder.embed_query(frame.need), memory.store.mean_vector())
+    ids = kind_exemplars(memory.store, Query(vector=vector, fts=None), frame,
+                         RetrievalSettings(), None)
+    return [memory.get(i).content for i in ids]
+
+
+def test_kind_exemplars_are_reports_not_the_chat_about_them(memory):
+    """The chat's recipe question and the assistant's answer are the closest to "cook
+    shakshuka" after the three cookings, and are not what a cooking entry looks like."""
+    exemplars = _kind_exemplars(memory, "How many times did I cook shakshuka in 2023?",
+                                "2023-08-01")
+    assert len(exemplars) == 5
+    assert not any("recipe for six" in text or "nine eggs" in text for text in exemplars)
+    assert sum("shakshuka" in text for text in exemplars) == 3
+
+
+def test_kind_exemplars_happened_by_the_reference_time(memory):
+    exemplars = _kind_exemplars(memory, "How many times did I go hiking in 2023?", "2023-03-20")
+    written = {text: _ts(at) for at, text in JOURNAL}
+    for content in exemplars:
+        (at,) = [when for text, when in written.items() if text in content]
+        assert at <= _ts("2023-03-20 00:00"), content
+    assert not any("Eagle Ridge with Karin" in text or "Fox Valley" in text
+                   for text in exemplars)
+
+
+def test_the_kind_of_report_counts_a_hike_that_shares_no_word_with_the_question(memory):
+    """"Did the long loop around Fox Valley alone" is a hike the question's words miss; the
+    bank's closest reports (two hikes up, one hiking) bring it in (``kind_direction``)."""
+    response = memory.search("How many times did I go hiking in March 2023?")
+    counted = " ".join(c.memory.content for c in response.results if c.list_name == "counted")
+    assert "Fox Valley" in counted
