@@ -27,7 +27,8 @@ elif [ "$status" -ne "$EXIT_CRASHED" ]; then
 fi
 VERSION=$("$PYTHON" -c 'import importlib.metadata as m; print(m.version("llama-cpp-python"))')
 echo "setup: the installed llama-cpp-python $VERSION crashed on this CPU (above), likely a" \
-  "wheel built natively elsewhere and reused from pip's cache; rebuilding it from source" \
+  "wheel built natively (for another CPU, or for AMX this machine reports but does not" \
+  "enable) and reused from pip's cache; rebuilding it from source" \
   "with CMAKE_ARGS=\"$CMAKE_ARGS\", bypassing the cache (about 10 minutes on 2 cores)"
 REBUILD=${RAMEM_SETUP_REBUILD_CMD:-"\"$PYTHON\" -m pip install --quiet --no-cache-dir \
 --force-reinstall --no-deps llama-cpp-python==$VERSION"}

@@ -68,7 +68,8 @@ DEFAULT_MODEL = "smollm2-135m-instruct-q4_1"  # the registry's test LLM, shipped
 
 _CAUSES = {
     "SIGILL": ("the llama.cpp library uses CPU instructions this CPU does not run, e.g. "
-               "AMX/AVX-512 of a wheel built natively on another machine"),
+               "AMX/AVX-512 of a wheel built natively on another machine, or on a virtual "
+               "machine that reports AMX without enabling it"),
     "SIGSEGV": "the llama.cpp library crashed (a wheel built for another machine, or broken)",
     "SIGBUS": "the llama.cpp library crashed (a wheel built for another machine, or broken)",
 }
