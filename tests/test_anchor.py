@@ -356,17 +356,39 @@ def test_last_session_span_ends_a_day_after_it_starts(window):
         (None, "Caroline went to an LGBTQ support group on 7 May 2023.", "2023-05-07"),
         (None, "Caroline went to an LGBTQ support group yesterday.", "2023-05-07"),
         ("not a date", "Caroline went to a group last Saturday.", "2023-05-06"),
-        ("2023-02-30", "Caroline went to a group.", None),  # no such day: content has none
-        (None, "Caroline went to an LGBTQ support group.", None),
+        ("2023-05-01", "Caroline went to an LGBTQ support group.", "2023-05-01"),
+        # D1:3 is "I went to an LGBTQ support group yesterday", said on 8 May: with no date
+        # from the model or the entry, or only the day it was said, the turn's words decide
+        ("2023-05-08", "Caroline went to an LGBTQ support group.", "2023-05-07"),
+        ("8 May 2023", "Caroline went to an LGBTQ support group.", "2023-05-07"),
+        ("2023-02-30", "Caroline went to a group.", "2023-05-07"),  # no such day
+        (None, "Caroline went to an LGBTQ support group.", "2023-05-07"),
     ],
 )
-def test_event_time_from_event_date_else_content(window, event_date, content, day):
+def test_event_time_from_event_date_else_content_else_the_turn(window, event_date, content,
+                                                                 day):
     record = anchor(window, entry(content, "D1:3", event_date=event_date))
+    assert (record.event_start, record.event_end) == (ts(day + " 00:00"),
+                                                      ts(day + " 00:00") + DAY)
+
+
+@pytest.mark.parametrize(
+    ("event_date", "cited", "day"),
+    [
+        (None, ["D1:1"], None),  # "Hey Mel! Good to see you.": no time anywhere
+        ("2023-05-08", ["D1:1"], "2023-05-08"),  # the turn has no other time: kept
+        # two turns: whose "yesterday" it would be is not known; the model's date stays
+        ("2023-05-08", ["D1:3", "D1:4"], "2023-05-08"),
+        (None, ["D1:3", "D1:4"], None),
+    ],
+)
+def test_the_turns_own_time_is_read_only_for_one_cited_turn(window, event_date, cited, day):
+    record = anchor(window, entry("Caroline and Melanie talked.", *cited,
+                                  event_date=event_date))
     if day is None:
         assert record.event_range is None
     else:
-        assert (record.event_start, record.event_end) == (ts(day + " 00:00"),
-                                                          ts(day + " 00:00") + DAY)
+        assert record.event_start == ts(day + " 00:00")
 
 
 def test_event_date_wider_than_a_day_falls_back_to_a_grounded_range(window):

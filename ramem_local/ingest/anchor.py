@@ -262,14 +262,13 @@ def anchor_entry(
     ``session_spans`` a turn's store id to its session span.
 
     * session span: ``[min start, max end]`` over the sessions of the cited turns;
-    * event time: ``entry_event_range`` relative to the first cited turn;
+    * event time: ``entry_event_time`` (the model's date, or the cited turn's words);
     * persons: ``entry_persons``.
     """
     read = read_entry(entry)
     cited = cited_turns(read.source_turns, turns_by_label)
     spans = [session_spans[turn.stored_id] for turn in cited]
-    event = entry_event_range(read.event_date, read.content, cited[0].timestamp, tz,
-                              country=country)
+    event = entry_event_time(read.event_date, read.content, cited, tz, country=country)
     return MemoryRecord(
         content=read.content,
         kind="extracted",
@@ -320,6 +319,29 @@ def entry_persons(named: Sequence[object], cited: Sequence[Turn], participants: 
         name = canonical_person(text, participants) or text
         persons.setdefault(name.casefold(), name)
     return list(persons.values())
+
+
+def entry_event_time(event_date: str | None, content: str, cited: Sequence[Turn], tz: tzinfo,
+                     *, country: str | None = None) -> TimeRange | None:
+    """When an entry's event happened: ``entry_event_range`` relative to its first cited
+    turn, unless that gives nothing or only the day the turn was said while the turn, the
+    only one cited, grounds another time in its own words: then that time.
+
+    Small models copy the session date: "I went to a LGBTQ support group yesterday", said on
+    8 May 2023, comes back as event_date "2023-05-08". The turn's words are what the model
+    read; "yesterday" read from them is 7 May, as for the turn's own memory."""
+    said_at = cited[0].timestamp
+    event = entry_event_range(event_date, content, said_at, tz, country=country)
+    if len(cited) != 1 or (event is not None and event != _day_of(said_at, tz)):
+        return event
+    from_turn = ground_event_time(cited[0].text, said_at, tz, country=country)
+    return from_turn if from_turn is not None else event
+
+
+def _day_of(moment: int, tz: tzinfo) -> TimeRange:
+    day = datetime.fromtimestamp(moment, tz=tz).date()
+    start = int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
+    return TimeRange(start, start + DAY)
 
 
 def entry_event_range(event_date: str | None, content: str, said_at: int, tz: tzinfo, *,
