@@ -332,7 +332,7 @@ def _extract(memory: Memory, recorder: RecordingLLM, emit: Callable[[dict], None
                "status": window.status, "error": window.error,
                "memories_new": window.memories_new, "memories_merged": window.memories_merged,
                "entries_rejected": window.entries_rejected, "llm_calls": window.llm_calls,
-               "split": window.split, "tokens_in": window.tokens_in,
+               "split": window.split, "cut_short": window.cut_short, "tokens_in": window.tokens_in,
                "tokens_out": window.tokens_out, "seconds": round(window.seconds, 1), **counts}
         rows.append(row)
         emit(row)
