@@ -163,7 +163,7 @@ def generate_answer(
     """Answer ``question`` from ``candidates`` (best first), or abstain with a reason.
 
     ``reference_text`` overrides how the question's date is shown to the model (default: the
-    frame.s reference time as "Monday 8 May 2023"). ``trace`` (e.g. the retrieval trace) is
+    frame's reference time as "Monday 8 May 2023"). ``trace`` (e.g. the retrieval trace) is
     extended in place with the call, the ids shown and the time taken; without it a fresh trace
     holding ``frame`` is used. No memories to show means no model call at all.
     """
