@@ -241,9 +241,10 @@ def _one_call(
     return _Reply(list(reply["entries"]), None)
 
 
-def complete_entries(raw: str, entry_schema: dict) -> list[dict]:
+def complete_entries(raw: str, entry_schema: dict | None) -> list[dict]:
     """The entries a reply cut short had finished: each whole object of its "entries" array
-    before the cut that is schema-valid and not itself a loop.
+    before the cut that is schema-valid and not itself a loop (every whole object without
+    ``entry_schema``: what the model wrote, for measuring it).
 
     A small model that copies turns word for word runs out of tokens in the eighth entry of
     twelve; the seven before it are as good as those of a reply that fits."""
@@ -262,8 +263,8 @@ def complete_entries(raw: str, entry_schema: dict) -> list[dict]:
             entry, position = decoder.raw_decode(raw, position)
         except json.JSONDecodeError:
             return finished
-        if (isinstance(entry, dict) and not validate(entry, entry_schema)
-                and not looks_degenerate(json.dumps(entry))):
+        if entry_schema is None or (isinstance(entry, dict) and not validate(entry, entry_schema)
+                                    and not looks_degenerate(json.dumps(entry))):
             finished.append(entry)
 
 
