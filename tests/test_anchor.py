@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from ramem_local.ingest.anchor import (
     anchor_entry,
     clause_around,
+    copied_turn,
     dedup_key,
     event_cues,
     ground_event_time,
@@ -438,3 +439,35 @@ def test_entries_that_cannot_be_anchored_are_rejected(window, item):
 def test_dedup_key_is_the_normalised_hash():
     assert dedup_key("Caroline  went\nhome.") == dedup_key("caroline went home.")
     assert dedup_key("a b").startswith("x:")
+
+
+# --------------------------------------------------------------------------- copies of a turn
+
+
+@pytest.mark.parametrize(
+    ("content", "copy_of"),
+    [
+        # the 0.5B Qwen's copies, another speaker's name in front (D1:3 is Caroline's)
+        ("Melanie: Lovely. I went to an LGBTQ support group yesterday, it was so powerful.",
+         "D1:3"),
+        ("Mel Melanie: That sounds inspiring, I am proud of you.", "D1:4"),
+        ("I am researching adoption agencies now.", "D2:1"),  # no name: still the turn
+        ("caroline:  I am researching adoption agencies now", "D2:1"),
+        # restatements: names for pronouns, a date for "yesterday", a part of a turn
+        ("Caroline went to an LGBTQ support group on 7 May 2023.", None),
+        ("Caroline is researching adoption agencies.", None),
+        ("Melanie's dog Luna learned to fetch the newspaper.", None),
+        ("Luna learned to fetch.", None),  # a part of D3:2, not the turn
+        ("Melanie ran a charity race for mental health.", None),
+        ("Wow, how far?", None),  # under four words: never a copy
+    ],
+)
+def test_an_entry_that_repeats_a_turn_word_for_word_is_a_copy(bank, content, copy_of):
+    copied = copied_turn(content, stored_turns(bank))
+    assert (copied.external_id if copied else None) == copy_of
+
+
+def test_a_copy_is_rejected_with_the_turn_it_repeats(window):
+    with pytest.raises(EntryRejected, match="repeats turn D1:3 word for word"):
+        anchor(window, entry("Melanie: Lovely. I went to an LGBTQ support group yesterday, it "
+                             "was so powerful.", "D1:3"))

@@ -361,3 +361,16 @@ def test_search_can_leave_turn_memories_out_once_extracted_ones_exist(bank):
     assert {c.memory.kind for c in everything.results} == {"turn", "extracted"}
     assert [c.memory.kind for c in extracted_only.results] == ["extracted"]
     assert extracted_only.results[0].memory.source_turns == ["D2:2", "D2:3"]
+
+
+def test_a_window_of_copies_of_its_turns_keeps_none_and_fails(bank):
+    """What Qwen2.5-Coder-0.5B writes: the window's turns again, names in front. The turns
+    are memories already; the copies would only crowd them out of the top K."""
+    reply = {"entries": [entry("Caroline: I am researching adoption agencies now.", "D2:1"),
+                         entry("Melanie: Lovely. I went to an LGBTQ support group yesterday, it "
+                               "was so powerful.", "D1:3")]}
+    report = run_extraction(bank.store, ScriptedLLM([reply]), bank.embedder, tz=UTC)
+    assert (report.done, report.failed, report.memories_new) == (0, 1, 0)
+    [row] = window_rows(bank)
+    assert row.error.startswith("no valid entry (2 rejected; first: repeats turn D2:1 word for")
+    assert extracted(bank) == []

@@ -46,7 +46,7 @@ The grounder is the one questions use (``recall.time.detect_cues``), with the ba
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
@@ -54,7 +54,7 @@ from ..errors import EntryRejected
 from ..names import NamesRead, mentioned_persons
 from ..recall.calendars import date_order
 from ..recall.time import detect_cues
-from ..text import canonical_person, normalised_hash
+from ..text import canonical_person, normalised_hash, words
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
 from .extract import clean_field, read_entry
 
@@ -267,6 +267,10 @@ def anchor_entry(
     """
     read = read_entry(entry)
     cited = cited_turns(read.source_turns, turns_by_label)
+    copied = copied_turn(read.content, turns_by_label.values())
+    if copied is not None:
+        raise EntryRejected(f"repeats turn {copied.external_id or copied.id} word for word: "
+                            f"{read.content[:80]!r}")
     spans = [session_spans[turn.stored_id] for turn in cited]
     event = entry_event_time(read.event_date, read.content, cited, tz, country=country)
     return MemoryRecord(
@@ -285,6 +289,34 @@ def anchor_entry(
         source_turns=[t.external_id for t in cited if t.external_id],
         source_turn_ids=[t.id for t in cited if t.id is not None],
     )
+
+
+COPY_SHARE = 0.9  # of an entry's words found in one turn, which it mostly repeats: a copy
+COPY_COVER = 0.8  # of that turn's words that the entry repeats
+_SPEAKER_PREFIX = re.compile(r"^\s*(?:[a-z][\w'.-]*\s+){0,2}[a-z][\w'.-]*\s*:\s*", re.I)
+
+
+def copied_turn(content: str, turns: Iterable[Turn]) -> Turn | None:
+    """The window's turn that the entry repeats word for word (a leading "Name:" aside), if
+    any: ``COPY_SHARE`` of the entry's words (four or more) are that turn's, and they are
+    ``COPY_COVER`` of the turn's words (a part of a turn, "Luna learned to fetch" of "My dog
+    Luna learned to fetch the newspaper", is not a copy of it).
+
+    An entry restates what was said so that it stands alone ("Caroline went to an LGBTQ
+    support group on 7 May 2023" shares 5 of its 11 words with the turn). A copy adds nothing
+    the turn's own memory does not hold, takes one of the K places beside it, and with another
+    speaker's name in front says something false: Qwen2.5-Coder-0.5B writes "Melanie: I went to
+    a LGBTQ support group yesterday" for Caroline's turn (results/llm-subset-qwen.txt)."""
+    said = words(_SPEAKER_PREFIX.sub("", content, count=1))
+    if len(said) < 4:
+        return None
+    said_set = set(said)
+    for turn in turns:
+        heard = set(words(turn.text))
+        if (sum(word in heard for word in said) >= COPY_SHARE * len(said)
+                and len(heard & said_set) >= COPY_COVER * len(heard)):
+            return turn
+    return None
 
 
 def cited_turns(labels: Sequence[object], turns_by_label: Mapping[str, Turn]) -> list[Turn]:
