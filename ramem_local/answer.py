@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from .protocols import LLM, LLMResult
-from .render import day, span_text
+from .render import span_text, spoken_day
 from .schemas import array, enum, obj, string
 from .types import Answer, Candidate, LLMCall, MemoryRecord, RecallFrame, Trace
 
@@ -48,7 +48,8 @@ Reply with JSON: {{"reasoning": "...", "answer": "...", "citations": [ids]}}."""
 def memory_block(memory: MemoryRecord, tz: tzinfo) -> str:
     """One memory with its episode; empty fields are left out so they cost no budget."""
     lines = [f"[M{memory.id}] {memory.content.strip()}"]
-    lines.append(f"  session: {span_text(memory.session_start, memory.session_end, tz)}")
+    session = span_text(memory.session_start, memory.session_end, tz, spoken=True)
+    lines.append(f"  session: {session}")
     if memory.event_start is not None:
         lines.append(f"  event: {_event_text(memory, tz)}")
     if memory.location:
@@ -68,8 +69,8 @@ def _event_text(memory: MemoryRecord, tz: tzinfo) -> str:
     if start is None:
         return ""
     if end is None or end <= start:
-        return day(start, tz)
-    return span_text(start, end, tz)
+        return spoken_day(start, tz)
+    return span_text(start, end, tz, spoken=True)
 
 
 def format_evidence(
@@ -132,8 +133,9 @@ def answer_messages(question: str, evidence: str, reference_text: str) -> list[d
 
 
 def reference_day_text(reference_time: int, tz: tzinfo) -> str:
-    """The question's reference time as the model should read it: date and weekday."""
-    return datetime.fromtimestamp(reference_time, tz=tz).strftime("%Y-%m-%d (%A)")
+    """The question's reference time as the model should read it: weekday and date."""
+    moment = datetime.fromtimestamp(reference_time, tz=tz)
+    return f"{moment.strftime('%A')} {spoken_day(reference_time, tz)}"
 
 
 def is_abstention(text: str) -> bool:
@@ -161,7 +163,7 @@ def generate_answer(
     """Answer ``question`` from ``candidates`` (best first), or abstain with a reason.
 
     ``reference_text`` overrides how the question's date is shown to the model (default: the
-    frame's reference time as "YYYY-MM-DD (Weekday)"). ``trace`` (e.g. the retrieval trace) is
+    frame's reference time as "Monday 8 May 2023"). ``trace`` (e.g. the retrieval trace) is
     extended in place with the call, the ids shown and the time taken; without it a fresh trace
     holding ``frame`` is used. No memories to show means no model call at all.
     """

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, tzinfo
+from datetime import date, datetime, tzinfo
 from typing import Any
 
 from .types import (
@@ -26,14 +26,29 @@ def iso_time(ts: int | None, tz: tzinfo) -> str | None:
     return datetime.fromtimestamp(ts, tz=tz).isoformat()
 
 
+MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
+               "September", "October", "November", "December")  # not the locale's
+
+
 def day(ts: int | None, tz: tzinfo) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts, tz=tz).strftime("%Y-%m-%d")
 
 
-def span_text(start: int, end: int, tz: tzinfo) -> str:
-    """Human span of a half-open range: '2023-05-08' or '2023-05-08 → 2023-05-24'."""
-    last_day = day(end - 1, tz)
-    first_day = day(start, tz)
+def spoken_date(value: date) -> str:
+    """'7 May 2023': how people (and LoCoMo's answers) write a day."""
+    return f"{value.day} {MONTH_NAMES[value.month - 1]} {value.year}"
+
+
+def spoken_day(ts: int | None, tz: tzinfo) -> str:
+    return "" if ts is None else spoken_date(datetime.fromtimestamp(ts, tz=tz).date())
+
+
+def span_text(start: int, end: int, tz: tzinfo, *, spoken: bool = False) -> str:
+    """Human span of a half-open range: '2023-05-08' or '2023-05-08 → 2023-05-24' (with
+    ``spoken``: '8 May 2023 → 24 May 2023')."""
+    day_text = spoken_day if spoken else day
+    last_day = day_text(end - 1, tz)
+    first_day = day_text(start, tz)
     return first_day if first_day == last_day else f"{first_day} → {last_day}"
 
 
@@ -214,6 +229,8 @@ def placement_text(candidate: Candidate) -> str:
 def window_line(window: Any, eta_seconds: float | None = None) -> str:
     """One extraction window's outcome, for progress on stderr (with the ETA of the rest)."""
     outcome = window.status + (f" ({window.error})" if window.error else "")
+    if getattr(window, "cut_short", False):
+        outcome += " (a reply was cut short: the entries it finished are kept)"
     left = window.total - window.index
     eta = f", {left} left, ETA {duration_text(eta_seconds)}" if left else ""
     return (f"  window {window.index}/{window.total} of {window.conversation}: {outcome}, "

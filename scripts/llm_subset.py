@@ -48,6 +48,7 @@ from ramem_local import answer as answer_module
 from ramem_local.eval.locomo import LocomoQuestion, load_questions
 from ramem_local.eval.metrics import bleu1, recall_at_k, set_f1, token_f1
 from ramem_local.eval.retrieval import LOCOMO_COUNTRY
+from ramem_local.ingest.extract import CUT_SHORT, complete_entries
 from ramem_local.protocols import LLM, LLMResult
 from ramem_local.recall.analyzer import _days as analyzer_days
 from ramem_local.recall.analyzer import _parse_day as parse_day
@@ -154,10 +155,15 @@ def shown_turn_labels(messages: Sequence[dict]) -> set[str]:
 
 def extraction_citations(calls: Iterable[RecordedCall]) -> dict[str, int]:
     """Over the extraction replies: entries, entries with an event date, citations, and
-    citations that name a turn the prompt showed."""
-    counts = {"entries": 0, "entries_dated": 0, "citations": 0, "citations_valid": 0}
+    citations that name a turn the prompt showed. A reply cut short counts the whole entries
+    it wrote before the cut (``complete_entries``, unchecked), also counted apart."""
+    counts = {"entries": 0, "entries_dated": 0, "citations": 0, "citations_valid": 0,
+              "entries_of_cut_replies": 0}
     for call in calls:
         entries = (call.result.data or {}).get("entries")
+        if call.result.data is None and (call.result.error or "").startswith(CUT_SHORT):
+            entries = complete_entries(call.result.raw, None)
+            counts["entries_of_cut_replies"] += len(entries)
         if not isinstance(entries, list):
             continue
         shown = shown_turn_labels(call.messages)
@@ -250,6 +256,7 @@ def summarize(windows: Sequence[dict], questions: Sequence[dict]) -> dict[str, A
                                   if citations else math.nan),
         "entries_dated_share": (sum(w["entries_dated"] for w in windows)
                                 / max(1, sum(w["entries"] for w in windows))),
+        "windows_cut_short": sum(bool(w.get("cut_short")) for w in windows),
         "seconds_per_window": _mean([w["seconds"] for w in windows]),
         "tokens_in": sum(w["tokens_in"] for w in windows),
         "tokens_out": sum(w["tokens_out"] for w in windows),
@@ -289,7 +296,8 @@ def format_summary(model: str, summary: dict[str, Any]) -> str:
 
     lines = [
         f"model {model}",
-        f"extraction: windows {s['windows']} · done {f(s['windows_done_share'])} · "
+        f"extraction: windows {s['windows']} · done {f(s['windows_done_share'])} "
+        f"({s.get('windows_cut_short', 0)} keeping entries of a reply cut short) · "
         f"memories/window {f(s['memories_per_window'])} · citations {s['citations']} "
         f"(valid {f(s['citations_valid_share'])}) · entries with event date "
         f"{f(s['entries_dated_share'])} · memories with event time "
@@ -332,7 +340,7 @@ def _extract(memory: Memory, recorder: RecordingLLM, emit: Callable[[dict], None
                "status": window.status, "error": window.error,
                "memories_new": window.memories_new, "memories_merged": window.memories_merged,
                "entries_rejected": window.entries_rejected, "llm_calls": window.llm_calls,
-               "split": window.split, "tokens_in": window.tokens_in,
+               "split": window.split, "cut_short": window.cut_short, "tokens_in": window.tokens_in,
                "tokens_out": window.tokens_out, "seconds": round(window.seconds, 1), **counts}
         rows.append(row)
         emit(row)

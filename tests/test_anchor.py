@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from ramem_local.ingest.anchor import (
     anchor_entry,
     clause_around,
+    copied_turn,
     dedup_key,
     event_cues,
     ground_event_time,
@@ -356,17 +357,39 @@ def test_last_session_span_ends_a_day_after_it_starts(window):
         (None, "Caroline went to an LGBTQ support group on 7 May 2023.", "2023-05-07"),
         (None, "Caroline went to an LGBTQ support group yesterday.", "2023-05-07"),
         ("not a date", "Caroline went to a group last Saturday.", "2023-05-06"),
-        ("2023-02-30", "Caroline went to a group.", None),  # no such day: content has none
-        (None, "Caroline went to an LGBTQ support group.", None),
+        ("2023-05-01", "Caroline went to an LGBTQ support group.", "2023-05-01"),
+        # D1:3 is "I went to an LGBTQ support group yesterday", said on 8 May: with no date
+        # from the model or the entry, or only the day it was said, the turn's words decide
+        ("2023-05-08", "Caroline went to an LGBTQ support group.", "2023-05-07"),
+        ("8 May 2023", "Caroline went to an LGBTQ support group.", "2023-05-07"),
+        ("2023-02-30", "Caroline went to a group.", "2023-05-07"),  # no such day
+        (None, "Caroline went to an LGBTQ support group.", "2023-05-07"),
     ],
 )
-def test_event_time_from_event_date_else_content(window, event_date, content, day):
+def test_event_time_from_event_date_else_content_else_the_turn(window, event_date, content,
+                                                                 day):
     record = anchor(window, entry(content, "D1:3", event_date=event_date))
+    assert (record.event_start, record.event_end) == (ts(day + " 00:00"),
+                                                      ts(day + " 00:00") + DAY)
+
+
+@pytest.mark.parametrize(
+    ("event_date", "cited", "day"),
+    [
+        (None, ["D1:1"], None),  # "Hey Mel! Good to see you.": no time anywhere
+        ("2023-05-08", ["D1:1"], "2023-05-08"),  # the turn has no other time: kept
+        # two turns: whose "yesterday" it would be is not known; the model's date stays
+        ("2023-05-08", ["D1:3", "D1:4"], "2023-05-08"),
+        (None, ["D1:3", "D1:4"], None),
+    ],
+)
+def test_the_turns_own_time_is_read_only_for_one_cited_turn(window, event_date, cited, day):
+    record = anchor(window, entry("Caroline and Melanie talked.", *cited,
+                                  event_date=event_date))
     if day is None:
         assert record.event_range is None
     else:
-        assert (record.event_start, record.event_end) == (ts(day + " 00:00"),
-                                                          ts(day + " 00:00") + DAY)
+        assert record.event_start == ts(day + " 00:00")
 
 
 def test_event_date_wider_than_a_day_falls_back_to_a_grounded_range(window):
@@ -416,3 +439,35 @@ def test_entries_that_cannot_be_anchored_are_rejected(window, item):
 def test_dedup_key_is_the_normalised_hash():
     assert dedup_key("Caroline  went\nhome.") == dedup_key("caroline went home.")
     assert dedup_key("a b").startswith("x:")
+
+
+# --------------------------------------------------------------------------- copies of a turn
+
+
+@pytest.mark.parametrize(
+    ("content", "copy_of"),
+    [
+        # the 0.5B Qwen's copies, another speaker's name in front (D1:3 is Caroline's)
+        ("Melanie: Lovely. I went to an LGBTQ support group yesterday, it was so powerful.",
+         "D1:3"),
+        ("Mel Melanie: That sounds inspiring, I am proud of you.", "D1:4"),
+        ("I am researching adoption agencies now.", "D2:1"),  # no name: still the turn
+        ("caroline:  I am researching adoption agencies now", "D2:1"),
+        # restatements: names for pronouns, a date for "yesterday", a part of a turn
+        ("Caroline went to an LGBTQ support group on 7 May 2023.", None),
+        ("Caroline is researching adoption agencies.", None),
+        ("Melanie's dog Luna learned to fetch the newspaper.", None),
+        ("Luna learned to fetch.", None),  # a part of D3:2, not the turn
+        ("Melanie ran a charity race for mental health.", None),
+        ("Wow, how far?", None),  # under four words: never a copy
+    ],
+)
+def test_an_entry_that_repeats_a_turn_word_for_word_is_a_copy(bank, content, copy_of):
+    copied = copied_turn(content, stored_turns(bank))
+    assert (copied.external_id if copied else None) == copy_of
+
+
+def test_a_copy_is_rejected_with_the_turn_it_repeats(window):
+    with pytest.raises(EntryRejected, match="repeats turn D1:3 word for word"):
+        anchor(window, entry("Melanie: Lovely. I went to an LGBTQ support group yesterday, it "
+                             "was so powerful.", "D1:3"))

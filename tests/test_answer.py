@@ -69,8 +69,8 @@ def ask(llm: ScriptedLLM, candidates=CANDIDATES, **kwargs):
 def test_memory_block_shows_content_and_every_episode_field():
     assert memory_block(RICH, UTC).splitlines() == [
         "[M7] Caroline went to an LGBTQ support group.",
-        "  session: 2023-05-08 → 2023-05-24",
-        "  event: 2023-05-07",
+        "  session: 8 May 2023 → 24 May 2023",
+        "  event: 7 May 2023",
         "  location: Boston",
         "  persons: Caroline",
         "  entities: LGBTQ support group",
@@ -81,13 +81,13 @@ def test_memory_block_shows_content_and_every_episode_field():
 def test_memory_block_omits_empty_fields():
     assert memory_block(PLAIN, UTC).splitlines() == [
         "[M9] Melanie: I painted a sunset.",
-        "  session: 2023-05-08",
+        "  session: 8 May 2023",
     ]
 
 
-def test_point_event_is_shown_as_its_day():
+def test_point_event_is_shown_as_its_day_as_people_write_it():
     point = memory(3, "x", event_start=ts(2023, 5, 7) + 3600, event_end=ts(2023, 5, 7) + 3600)
-    assert "  event: 2023-05-07" in memory_block(point, UTC).splitlines()
+    assert "  event: 7 May 2023" in memory_block(point, UTC).splitlines()
 
 
 def test_evidence_keeps_rank_order_and_reports_the_ids_shown():
@@ -174,8 +174,8 @@ def test_prompt_shows_rules_memories_and_the_reference_date():
     system, user = llm.calls[0]["messages"]
     assert system == {"role": "system", "content": SYSTEM_PROMPT}
     assert NOT_IN_MEMORY in system["content"]
-    assert "[M7] Caroline went" in user["content"] and "event: 2023-05-07" in user["content"]
-    assert "asked on 2023-05-25 (Thursday)" in user["content"]
+    assert "[M7] Caroline went" in user["content"] and "event: 7 May 2023" in user["content"]
+    assert "asked on Thursday 25 May 2023" in user["content"]
     assert user["content"].rstrip().endswith("Where did Caroline go?")
 
 

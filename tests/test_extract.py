@@ -7,6 +7,7 @@ in test_llm_pipeline.py.
 
 from __future__ import annotations
 
+import json
 from datetime import timezone
 
 import pytest
@@ -16,6 +17,7 @@ from ramem_local.api import Memory
 from ramem_local.ingest.extract import (
     EntryRejected,
     build_messages,
+    complete_entries,
     extract_window,
     read_entry,
     turn_labels,
@@ -98,6 +100,30 @@ def test_context_window_error_from_the_runtime_is_split_too(bank):
     llm = ScriptedLLM([err, facts_for_window, facts_for_window])
     outcome = extract_window(llm, stored_turns(bank), max_tokens=100, tz=UTC)
     assert outcome.ok and outcome.split
+
+
+ONE = entry("Caroline went to a support group.", "D1:3")
+TWO = entry("Melanie painted a sunrise.", "D1:2")
+
+
+@pytest.mark.parametrize(
+    ("raw", "finished"),
+    [
+        ('{"entries": [' + json.dumps(ONE) + ', ' + json.dumps(TWO) + ', {"content": "Mel',
+         [ONE, TWO]),
+        ('{"entries": [' + json.dumps(ONE) + ',\n  ' + json.dumps(TWO), [ONE, TWO]),
+        ('{"entries": [' + json.dumps(ONE) + ', {"content": "x", "source_turns": ["D9:9"]}, '
+         + json.dumps(TWO) + ', {', [ONE, TWO]),  # the citation the schema refuses is left
+        ('{"entries": [{"content": "Caroline went', []),
+        ('{"entries": ', []),
+        ('', []),
+        ('{"entries": [' + json.dumps(entry("la la la la la la la la la la la la la la la",
+                                            "D1:1")) + ', {', []),  # a loop is no entry
+    ],
+)
+def test_complete_entries_are_the_whole_ones_before_the_cut(bank, raw, finished):
+    schema = window_schema(list(turn_labels(stored_turns(bank))))
+    assert complete_entries(raw, schema["properties"]["entries"]["items"]) == finished
 
 
 # --------------------------------------------------------------------------- reading an entry

@@ -9,6 +9,8 @@ its turns stay searchable as turn memories either way, and ``retry_failed`` trie
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from chat_sample import (
     LINES,
@@ -25,7 +27,7 @@ from chat_sample import (
 from fakes import truncated
 
 from ramem_local.api import Memory
-from ramem_local.ingest.extract import PROMPT_VERSION
+from ramem_local.ingest.extract import PROMPT_VERSION, extract_window
 from ramem_local.ingest.llm_pipeline import run_extraction
 from ramem_local.ingest.pipeline import ingest_conversations
 from ramem_local.ingest.windows import windows_of
@@ -159,7 +161,8 @@ def test_repetition_is_retried_like_truncation(bank):
     "halves",
     [
         [truncated(), truncated()],  # the first half fails: the second is not tried
-        [facts_for_window, truncated()],  # one good half is not enough: nothing partial
+        # one good half is not enough when the other finished no entry: nothing partial
+        [facts_for_window, truncated()],
     ],
 )
 def test_window_fails_when_a_half_fails_and_its_turns_stay_searchable(bank, halves):
@@ -177,6 +180,39 @@ def test_window_fails_when_a_half_fails_and_its_turns_stay_searchable(bank, halv
         "charity race"), depth=10, limit=3)
     top = bank.store.get_memories([hits[0].id])[hits[0].id]
     assert top.kind == "turn" and top.source_turns == ["D2:2"]
+
+
+def _cut_after(*entries: dict) -> LLMResult:
+    """A reply that ran out of tokens inside the entry after ``entries``."""
+    finished = ", ".join(json.dumps(e) for e in entries)
+    return truncated('{"entries": [' + finished + ', {"content": "Melanie said that her d')
+
+
+def test_a_half_cut_short_keeps_the_entries_it_finished(bank):
+    def half(messages, schema, max_tokens):
+        ids = labels_of(schema)
+        return {"entries": [entry(f"A fact from turns {ids[0]} to {ids[-1]}.", ids[0])]}
+
+    cut = _cut_after(entry("Melanie ran a charity race for mental health.", "D2:2"),
+                     entry("Melanie's kids cheered at the race.", "D2:4"))
+    llm = ScriptedLLM([truncated(), half, cut])
+    report = run_extraction(bank.store, llm, bank.embedder, tz=UTC)
+
+    assert (report.done, report.failed, report.memories_new) == (1, 0, 3)
+    assert report.windows[0].split and report.windows[0].cut_short
+    assert sorted(m.content for m in extracted(bank)) == [
+        "A fact from turns D1:1 to D2:1.", "Melanie ran a charity race for mental health.",
+        "Melanie's kids cheered at the race."]
+    [row] = window_rows(bank)
+    assert row.status == "done"
+
+
+def test_a_one_turn_window_cut_short_keeps_what_it_finished(bank):
+    turns = stored_turns(bank)[5:6]  # D2:2
+    cut = _cut_after(entry("Melanie ran a charity race.", "D2:2"))
+    outcome = extract_window(ScriptedLLM([cut]), turns, max_tokens=100, tz=UTC)
+    assert outcome.ok and outcome.cut_short and not outcome.split
+    assert [e["content"] for e in outcome.entries or []] == ["Melanie ran a charity race."]
 
 
 def test_invalid_json_fails_the_window_without_retry(bank):
@@ -325,3 +361,16 @@ def test_search_can_leave_turn_memories_out_once_extracted_ones_exist(bank):
     assert {c.memory.kind for c in everything.results} == {"turn", "extracted"}
     assert [c.memory.kind for c in extracted_only.results] == ["extracted"]
     assert extracted_only.results[0].memory.source_turns == ["D2:2", "D2:3"]
+
+
+def test_a_window_of_copies_of_its_turns_keeps_none_and_fails(bank):
+    """What Qwen2.5-Coder-0.5B writes: the window's turns again, names in front. The turns
+    are memories already; the copies would only crowd them out of the top K."""
+    reply = {"entries": [entry("Caroline: I am researching adoption agencies now.", "D2:1"),
+                         entry("Melanie: Lovely. I went to an LGBTQ support group yesterday, it "
+                               "was so powerful.", "D1:3")]}
+    report = run_extraction(bank.store, ScriptedLLM([reply]), bank.embedder, tz=UTC)
+    assert (report.done, report.failed, report.memories_new) == (0, 1, 0)
+    [row] = window_rows(bank)
+    assert row.error.startswith("no valid entry (2 rejected; first: repeats turn D2:1 word for")
+    assert extracted(bank) == []

@@ -75,11 +75,16 @@ def test_citations_are_valid_only_when_the_prompt_showed_the_turn():
          "event_date": "2023-05-07"},
         {"content": "Melanie asked.", "source_turns": ["D1:4"], "event_date": None},
     ]}
+    cut = ('{"entries": [{"content": "Melanie asked how it was.", "source_turns": ["D1:4", '
+           '"D1:1"], "event_date": null}, {"content": "Caroline sa')
     calls = [llm_subset.RecordedCall(messages, {}, LLMResult(reply, None, "stop", "", 1, 1, 1.0)),
-             llm_subset.RecordedCall(messages, {}, LLMResult(None, "truncated", "length", "",
+             llm_subset.RecordedCall(messages, {}, LLMResult(None, "truncated", "length", cut,
+                                                             1, 1, 1.0)),
+             llm_subset.RecordedCall(messages, {}, LLMResult(None, "invalid_json", "stop", cut,
                                                              1, 1, 1.0))]
     assert llm_subset.extraction_citations(calls) == {
-        "entries": 2, "entries_dated": 1, "citations": 3, "citations_valid": 2}
+        "entries": 3, "entries_dated": 1, "citations": 5, "citations_valid": 3,
+        "entries_of_cut_replies": 1}
 
 
 def test_range_agreement_against_the_deterministic_days():

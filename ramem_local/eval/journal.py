@@ -110,6 +110,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from .. import Embedder, Memory, SearchDefaults, SearchResponse
+from ..render import MONTH_NAMES, spoken_date
 from .metrics import all_evidence_recall_at_k, first_hit_rank, recall_at_k
 from .retrieval import bank_folder
 from .tuning import DEFAULT_TUNING, SearchTuning, tuned_search
@@ -140,8 +141,7 @@ JOURNAL_COUNTRY = "US"
 MAX_EVENTS_PER_DAY = 3
 ASKED_AT = "T23:00:00"  # questions are asked in the evening of their reference day
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
+MONTHS = MONTH_NAMES
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 NUMBER_WORDS = {2: "Two", 3: "Three"}
 
@@ -794,11 +794,6 @@ def weekend_of(day: date) -> tuple[date, date]:
     """The Saturday-Sunday containing ``day`` (a Saturday or a Sunday)."""
     saturday = day - timedelta(days=day.weekday() - 5)
     return saturday, saturday + timedelta(days=1)
-
-
-def spoken_date(day: date) -> str:
-    """'9 February 2023' (no locale: the month names are ours)."""
-    return f"{day.day} {MONTHS[day.month - 1]} {day.year}"
 
 
 def _ask(spec: JournalSpec, entries: Sequence[Entry], rng: random.Random) -> list[JournalQuestion]:

@@ -46,7 +46,7 @@ The grounder is the one questions use (``recall.time.detect_cues``), with the ba
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
@@ -54,7 +54,7 @@ from ..errors import EntryRejected
 from ..names import NamesRead, mentioned_persons
 from ..recall.calendars import date_order
 from ..recall.time import detect_cues
-from ..text import canonical_person, normalised_hash
+from ..text import canonical_person, normalised_hash, words
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
 from .extract import clean_field, read_entry
 
@@ -262,14 +262,17 @@ def anchor_entry(
     ``session_spans`` a turn's store id to its session span.
 
     * session span: ``[min start, max end]`` over the sessions of the cited turns;
-    * event time: ``entry_event_range`` relative to the first cited turn;
+    * event time: ``entry_event_time`` (the model's date, or the cited turn's words);
     * persons: ``entry_persons``.
     """
     read = read_entry(entry)
     cited = cited_turns(read.source_turns, turns_by_label)
+    copied = copied_turn(read.content, turns_by_label.values())
+    if copied is not None:
+        raise EntryRejected(f"repeats turn {copied.external_id or copied.id} word for word: "
+                            f"{read.content[:80]!r}")
     spans = [session_spans[turn.stored_id] for turn in cited]
-    event = entry_event_range(read.event_date, read.content, cited[0].timestamp, tz,
-                              country=country)
+    event = entry_event_time(read.event_date, read.content, cited, tz, country=country)
     return MemoryRecord(
         content=read.content,
         kind="extracted",
@@ -286,6 +289,34 @@ def anchor_entry(
         source_turns=[t.external_id for t in cited if t.external_id],
         source_turn_ids=[t.id for t in cited if t.id is not None],
     )
+
+
+COPY_SHARE = 0.9  # of an entry's words found in one turn, which it mostly repeats: a copy
+COPY_COVER = 0.8  # of that turn's words that the entry repeats
+_SPEAKER_PREFIX = re.compile(r"^\s*(?:[a-z][\w'.-]*\s+){0,2}[a-z][\w'.-]*\s*:\s*", re.I)
+
+
+def copied_turn(content: str, turns: Iterable[Turn]) -> Turn | None:
+    """The window's turn that the entry repeats word for word (a leading "Name:" aside), if
+    any: ``COPY_SHARE`` of the entry's words (four or more) are that turn's, and they are
+    ``COPY_COVER`` of the turn's words (a part of a turn, "Luna learned to fetch" of "My dog
+    Luna learned to fetch the newspaper", is not a copy of it).
+
+    An entry restates what was said so that it stands alone ("Caroline went to an LGBTQ
+    support group on 7 May 2023" shares 5 of its 11 words with the turn). A copy adds nothing
+    the turn's own memory does not hold, takes one of the K places beside it, and with another
+    speaker's name in front says something false: Qwen2.5-Coder-0.5B writes "Melanie: I went to
+    a LGBTQ support group yesterday" for Caroline's turn (results/llm-subset-qwen.txt)."""
+    said = words(_SPEAKER_PREFIX.sub("", content, count=1))
+    if len(said) < 4:
+        return None
+    said_set = set(said)
+    for turn in turns:
+        heard = set(words(turn.text))
+        if (sum(word in heard for word in said) >= COPY_SHARE * len(said)
+                and len(heard & said_set) >= COPY_COVER * len(heard)):
+            return turn
+    return None
 
 
 def cited_turns(labels: Sequence[object], turns_by_label: Mapping[str, Turn]) -> list[Turn]:
@@ -320,6 +351,29 @@ def entry_persons(named: Sequence[object], cited: Sequence[Turn], participants: 
         name = canonical_person(text, participants) or text
         persons.setdefault(name.casefold(), name)
     return list(persons.values())
+
+
+def entry_event_time(event_date: str | None, content: str, cited: Sequence[Turn], tz: tzinfo,
+                     *, country: str | None = None) -> TimeRange | None:
+    """When an entry's event happened: ``entry_event_range`` relative to its first cited
+    turn, unless that gives nothing or only the day the turn was said while the turn, the
+    only one cited, grounds another time in its own words: then that time.
+
+    Small models copy the session date: "I went to a LGBTQ support group yesterday", said on
+    8 May 2023, comes back as event_date "2023-05-08". The turn's words are what the model
+    read; "yesterday" read from them is 7 May, as for the turn's own memory."""
+    said_at = cited[0].timestamp
+    event = entry_event_range(event_date, content, said_at, tz, country=country)
+    if len(cited) != 1 or (event is not None and event != _day_of(said_at, tz)):
+        return event
+    from_turn = ground_event_time(cited[0].text, said_at, tz, country=country)
+    return from_turn if from_turn is not None else event
+
+
+def _day_of(moment: int, tz: tzinfo) -> TimeRange:
+    day = datetime.fromtimestamp(moment, tz=tz).date()
+    start = int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
+    return TimeRange(start, start + DAY)
 
 
 def entry_event_range(event_date: str | None, content: str, said_at: int, tz: tzinfo, *,

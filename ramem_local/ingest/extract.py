@@ -8,13 +8,15 @@ turn ids, so provenance cannot be invented. Each entry of the reply is read into
 turns, event time, persons) and makes it a memory.
 
 A model's output never makes the call raise: a truncated or looping reply (or a prompt too
-long for the context) is retried once as two half windows; any other failure is returned as
+long for the context) is retried once as two half windows; a half whose reply is cut short
+again keeps the entries it finished (``complete_entries``); any other failure is returned as
 an error for the caller to record. An entry that cannot become a memory raises
 :class:`EntryRejected`, which the caller counts and records.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Mapping, Sequence
@@ -23,7 +25,7 @@ from datetime import datetime, timezone, tzinfo
 
 from ..errors import EntryRejected
 from ..protocols import LLM, LLMResult
-from ..schemas import array, enum, nullable, obj, string
+from ..schemas import array, enum, looks_degenerate, nullable, obj, string, validate
 from ..text import words
 from ..types import LLMCall, Turn
 
@@ -33,6 +35,8 @@ MAX_SOURCE_TURNS = 6
 MAX_ERROR_CHARS = 500
 # Errors after which the window is retried once, split in two halves.
 RETRYABLE = ("truncated", "repetition", "prompt_too_long")
+# Errors of a reply that was cut short: the entries it finished before the cut are whole.
+CUT_SHORT = ("truncated", "repetition")
 _CONTEXT_ERROR = re.compile(r"context window|context length|exceeds? (the )?context", re.I)
 _CONTEXT_MARGIN = 48  # chat-template tokens around the messages
 
@@ -138,6 +142,7 @@ class WindowOutcome:
     error: str | None
     calls: list[LLMCall] = field(default_factory=list)
     split: bool = False  # retried as two halves
+    cut_short: bool = False  # some entries come from a reply cut short (complete_entries)
 
     @property
     def ok(self) -> bool:
@@ -161,24 +166,43 @@ def extract_window(
     if not window_turns:
         outcome.entries = []
         return outcome
-    entries, error = _one_call(llm, window_turns, max_tokens, tz, temperature, outcome.calls)
-    if error is None:
-        outcome.entries = entries
+    first = _one_call(llm, window_turns, max_tokens, tz, temperature, outcome.calls)
+    if first.error is None:
+        outcome.entries = first.entries
         return outcome
-    if not error.startswith(RETRYABLE) or len(window_turns) < 2:
-        outcome.error = error
+    if not first.error.startswith(RETRYABLE) or len(window_turns) < 2:
+        if _keep_finished_or_fail(outcome, first, first.error):
+            outcome.entries = first.finished
         return outcome
     outcome.split = True
     middle = len(window_turns) // 2
     collected: list[dict] = []
     for half in (window_turns[:middle], window_turns[middle:]):
-        entries, half_error = _one_call(llm, half, max_tokens, tz, temperature, outcome.calls)
-        if half_error is not None:
-            outcome.error = f"{half_error} (after splitting the window, first try: {error})"
-            return outcome
-        collected.extend(entries or [])
+        reply = _one_call(llm, half, max_tokens, tz, temperature, outcome.calls)
+        if reply.error is not None:
+            error = f"{reply.error} (after splitting the window, first try: {first.error})"
+            if not _keep_finished_or_fail(outcome, reply, error):
+                return outcome
+        collected.extend(reply.entries or reply.finished)
     outcome.entries = collected
     return outcome
+
+
+@dataclass
+class _Reply:
+    entries: list[dict] | None  # set iff error is None
+    error: str | None
+    finished: list[dict] = field(default_factory=list)  # cut short: its complete entries
+
+
+def _keep_finished_or_fail(outcome: WindowOutcome, reply: _Reply, error: str) -> bool:
+    """Whether the entries a reply cut short finished are kept (``outcome.cut_short``);
+    a reply that finished none fails the window with ``error``."""
+    if reply.finished:
+        outcome.cut_short = True
+        return True
+    outcome.entries, outcome.error = None, error
+    return False
 
 
 def _one_call(
@@ -188,13 +212,13 @@ def _one_call(
     tz: tzinfo,
     temperature: float,
     calls: list[LLMCall],
-) -> tuple[list[dict] | None, str | None]:
+) -> _Reply:
     messages = build_messages(turns, tz)
     schema = window_schema(list(turn_labels(turns)))
     too_long = _prompt_too_long(llm, messages, max_tokens)
     if too_long is not None:
         calls.append(LLMCall("extract", error=too_long))
-        return None, too_long
+        return _Reply(None, too_long)
     started = time.perf_counter()
     try:
         result = llm.chat_json(messages, schema, max_tokens=max_tokens, temperature=temperature)
@@ -211,8 +235,37 @@ def _one_call(
         error = error[:MAX_ERROR_CHARS]
     calls.append(replace(result.accounting("extract"), error=error))
     if error is not None:
-        return None, error
-    return list(reply["entries"]), None
+        finished = (complete_entries(result.raw, schema["properties"]["entries"]["items"])
+                    if error.startswith(CUT_SHORT) else [])
+        return _Reply(None, error, finished)
+    return _Reply(list(reply["entries"]), None)
+
+
+def complete_entries(raw: str, entry_schema: dict | None) -> list[dict]:
+    """The entries a reply cut short had finished: each whole object of its "entries" array
+    before the cut that is schema-valid and not itself a loop (every whole object without
+    ``entry_schema``: what the model wrote, for measuring it).
+
+    A small model that copies turns word for word runs out of tokens in the eighth entry of
+    twelve; the seven before it are as good as those of a reply that fits."""
+    start = raw.find("[", max(raw.find('"entries"'), 0))
+    if start < 0:
+        return []
+    decoder = json.JSONDecoder(strict=False)
+    finished: list[dict] = []
+    position = start + 1
+    while True:
+        while position < len(raw) and raw[position] in " \t\r\n,":
+            position += 1
+        if position >= len(raw) or raw[position] != "{":
+            return finished
+        try:
+            entry, position = decoder.raw_decode(raw, position)
+        except json.JSONDecodeError:
+            return finished
+        if entry_schema is None or (isinstance(entry, dict) and not validate(entry, entry_schema)
+                                    and not looks_degenerate(json.dumps(entry))):
+            finished.append(entry)
 
 
 def _prompt_too_long(llm: LLM, messages: list[dict], max_tokens: int) -> str | None:

@@ -161,12 +161,13 @@ def _process_window(
     turns = window_turns(window, conversation.turns)
     entries: list[dict] = []
     calls: list[LLMCall] = []
-    split = False
+    split = cut_short = False
     if not turns:
         error: str | None = "the window's turns are no longer in the bank"
     else:
         outcome = extract_window(llm, turns, max_tokens=max_tokens, tz=tz)
         calls, split, error = outcome.calls, outcome.split, outcome.error
+        cut_short = outcome.cut_short
         entries = outcome.entries or []
     records, rejected = _anchor_all(entries, turns, conversation, tz, country)
     if error is None and entries and not records:
@@ -182,6 +183,7 @@ def _process_window(
         error=error[:MAX_ERROR_CHARS] if error else None, memories_new=0, memories_merged=0,
         entries=len(entries), entries_rejected=len(rejected), llm_calls=total.calls, split=split,
         tokens_in=total.tokens_in, tokens_out=total.tokens_out, seconds=total.ms / 1000,
+        cut_short=cut_short,
     )
     with store.atomic():
         if store.extraction_window_status(window.id) == DONE:  # another process finished it

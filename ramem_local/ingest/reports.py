@@ -69,6 +69,7 @@ class WindowReport:
     tokens_in: int
     tokens_out: int
     seconds: float
+    cut_short: bool = False  # some entries come from a reply cut short (extract.complete_entries)
 
 
 @dataclass
