@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime, tzinfo
 
 from .protocols import LLM, LLMResult
-from .render import span_text, spoken_day
+from .render import span_text, spoken_date, spoken_day
 from .schemas import array, enum, obj, string
 from .types import Answer, Candidate, LLMCall, MemoryRecord, RecallFrame, Trace
 
@@ -135,7 +135,7 @@ def answer_messages(question: str, evidence: str, reference_text: str) -> list[d
 def reference_day_text(reference_time: int, tz: tzinfo) -> str:
     """The question's reference time as the model should read it: weekday and date."""
     moment = datetime.fromtimestamp(reference_time, tz=tz)
-    return f"{moment.strftime('%A')} {spoken_day(reference_time, tz)}"
+    return f"{moment.strftime('%A')} {spoken_date(moment.date())}"
 
 
 def is_abstention(text: str) -> bool:

@@ -435,6 +435,8 @@ class Memory:
         loaded before any vector is dropped, so a typo loses nothing. With neither, it raises
         ``ModelError`` and changes nothing.
         """
+        from .ingest.pipeline import embed_missing  # the ingest modules: not for search
+
         loaded = _load_explicit_embedder(embedder, models_dir) or self.embedder
         if loaded is None:
             recorded = self.store.embedder_fingerprint()
@@ -447,8 +449,6 @@ class Memory:
         if embedder is not None:
             _record_embedder(self.store, embedder, loaded)
         self.embedder = loaded
-        from .ingest.pipeline import embed_missing  # the ingest modules: not for search
-
         return embed_missing(self.store, loaded)
 
     # ----------------------------------------------------------------- reading

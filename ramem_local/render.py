@@ -229,7 +229,7 @@ def placement_text(candidate: Candidate) -> str:
 def window_line(window: Any, eta_seconds: float | None = None) -> str:
     """One extraction window's outcome, for progress on stderr (with the ETA of the rest)."""
     outcome = window.status + (f" ({window.error})" if window.error else "")
-    if getattr(window, "cut_short", False):
+    if window.cut_short:
         outcome += " (a reply was cut short: the entries it finished are kept)"
     left = window.total - window.index
     eta = f", {left} left, ETA {duration_text(eta_seconds)}" if left else ""

@@ -25,7 +25,6 @@ from ramem_local.eval.journal import (
     COUNT_EXACT,
     FILLER,
     KINDS,
-    MONTHS,
     MULTISTEP_STYLES,
     ONEOFF,
     ONEOFF_KINDS,
@@ -43,6 +42,7 @@ from ramem_local.eval.journal import (
 )
 from ramem_local.ingest.formats import read_conversations
 from ramem_local.recall.time import detect_cues, has_temporal_cue
+from ramem_local.render import MONTH_NAMES as MONTHS
 from ramem_local.types import SearchResponse, Trace
 
 SPEC = JournalSpec(years=1, seed=11, questions_per_style=12)

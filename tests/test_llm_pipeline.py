@@ -32,6 +32,7 @@ from ramem_local.ingest.llm_pipeline import run_extraction
 from ramem_local.ingest.pipeline import ingest_conversations
 from ramem_local.ingest.windows import windows_of
 from ramem_local.protocols import LLMResult
+from ramem_local.render import window_line
 from ramem_local.testing import ScriptedLLM
 from ramem_local.text import fts_match_query
 from ramem_local.types import DAY
@@ -374,3 +375,18 @@ def test_a_window_of_copies_of_its_turns_keeps_none_and_fails(bank):
     [row] = window_rows(bank)
     assert row.error.startswith("no valid entry (2 rejected; first: repeats turn D2:1 word for")
     assert extracted(bank) == []
+
+
+def test_the_progress_line_says_when_a_reply_was_cut_short(bank):
+    cut = _cut_after(entry("Melanie ran a charity race for mental health.", "D2:2"))
+    report = run_extraction(bank.store, ScriptedLLM([truncated(), facts_for_window, cut]),
+                            bank.embedder, tz=UTC)
+    [window] = report.windows
+    assert window.status == "done"
+    assert window_line(window).startswith(
+        "  window 1/1 of chat: done (a reply was cut short: the entries it finished are kept)")
+
+
+def test_the_progress_line_of_a_whole_reply_says_nothing_of_cuts(bank):
+    report = run_extraction(bank.store, ScriptedLLM([facts_for_window]), bank.embedder, tz=UTC)
+    assert window_line(report.windows[0]) == "  window 1/1 of chat: done, 1 new memories"

@@ -141,7 +141,6 @@ JOURNAL_COUNTRY = "US"
 MAX_EVENTS_PER_DAY = 3
 ASKED_AT = "T23:00:00"  # questions are asked in the evening of their reference day
 
-MONTHS = MONTH_NAMES
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 NUMBER_WORDS = {2: "Two", 3: "Three"}
 
@@ -830,7 +829,7 @@ def _ask(spec: JournalSpec, entries: Sequence[Entry], rng: random.Random) -> lis
                    and month_part(e.event_day)[2] <= end]
     for entry in _sample(rng, in_one_part, n):
         part, first, last = month_part(entry.event_day)
-        cue = f"in {part} {MONTHS[first.month - 1]} {first.year}"
+        cue = f"in {part} {MONTH_NAMES[first.month - 1]} {first.year}"
         single("month_part", entry, cue, end, first, last)
     one_on_weekend = [e for e in activities if e.event_day.weekday() >= 5
                       and per_weekend[(e.kind, weekend_of(e.event_day)[0])] == 1
@@ -962,7 +961,7 @@ class _MultistepAsker:
                           self.n - len(picked))
         questions = []
         for kind, first, last, evidence in picked:
-            cue = f"in {MONTHS[first.month - 1]} {first.year}"
+            cue = f"in {MONTH_NAMES[first.month - 1]} {first.year}"
             text = self.rng.choice(_KIND[kind].how_many).format(cue=cue)
             questions.append(_draft("count", kind, text, self.spec.end, first, last, evidence,
                                     str(len(evidence)), expected_count=len(evidence)))
@@ -975,7 +974,7 @@ class _MultistepAsker:
             kind = self.rng.choice(KINDS)
             day = self._random_day(last_margin=21)
             if self.rng.random() < 0.5:
-                first, cue = day.replace(day=1), f"since {MONTHS[day.month - 1]} {day.year}"
+                first, cue = day.replace(day=1), f"since {MONTH_NAMES[day.month - 1]} {day.year}"
             else:
                 first, cue = day, f"since {spoken_date(day)}"
             as_of = first + timedelta(days=self.rng.randint(21, 70))

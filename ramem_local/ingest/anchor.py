@@ -371,7 +371,10 @@ def entry_event_time(event_date: str | None, content: str, cited: Sequence[Turn]
 
 
 def _day_of(moment: int, tz: tzinfo) -> TimeRange:
-    day = datetime.fromtimestamp(moment, tz=tz).date()
+    return _day_range(datetime.fromtimestamp(moment, tz=tz).date(), tz)
+
+
+def _day_range(day: date, tz: tzinfo) -> TimeRange:
     start = int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
     return TimeRange(start, start + DAY)
 
@@ -384,8 +387,7 @@ def entry_event_range(event_date: str | None, content: str, said_at: int, tz: tz
     if event_date:
         day = parse_event_day(event_date, said_at, tz, country=country)
         if day is not None:
-            start = int(datetime(day.year, day.month, day.day, tzinfo=tz).timestamp())
-            return TimeRange(start, start + DAY)
+            return _day_range(day, tz)
     grounded = ground_event_time(content, said_at, tz, country=country)
     if grounded is None and event_date:
         grounded = ground_event_time(event_date, said_at, tz, country=country)

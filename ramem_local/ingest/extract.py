@@ -171,18 +171,20 @@ def extract_window(
         outcome.entries = first.entries
         return outcome
     if not first.error.startswith(RETRYABLE) or len(window_turns) < 2:
-        if _keep_finished_or_fail(outcome, first, first.error):
-            outcome.entries = first.finished
+        if first.finished:
+            outcome.entries, outcome.cut_short = first.finished, True
+        else:
+            outcome.error = first.error
         return outcome
     outcome.split = True
     middle = len(window_turns) // 2
     collected: list[dict] = []
     for half in (window_turns[:middle], window_turns[middle:]):
         reply = _one_call(llm, half, max_tokens, tz, temperature, outcome.calls)
-        if reply.error is not None:
-            error = f"{reply.error} (after splitting the window, first try: {first.error})"
-            if not _keep_finished_or_fail(outcome, reply, error):
-                return outcome
+        if reply.error is not None and not reply.finished:
+            outcome.error = f"{reply.error} (after splitting the window, first try: {first.error})"
+            return outcome
+        outcome.cut_short |= reply.error is not None
         collected.extend(reply.entries or reply.finished)
     outcome.entries = collected
     return outcome
@@ -193,16 +195,6 @@ class _Reply:
     entries: list[dict] | None  # set iff error is None
     error: str | None
     finished: list[dict] = field(default_factory=list)  # cut short: its complete entries
-
-
-def _keep_finished_or_fail(outcome: WindowOutcome, reply: _Reply, error: str) -> bool:
-    """Whether the entries a reply cut short finished are kept (``outcome.cut_short``);
-    a reply that finished none fails the window with ``error``."""
-    if reply.finished:
-        outcome.cut_short = True
-        return True
-    outcome.entries, outcome.error = None, error
-    return False
 
 
 def _one_call(
