@@ -13,7 +13,6 @@ from ramem_local.store.int8_matrix import (
     CODE_OFFSET,
     INTEGER_PRODUCT_GRAPH,
     Int8Matrix,
-    _integer_product,
     quantise,
 )
 from ramem_local.text import fts_match_query
@@ -138,15 +137,6 @@ def test_an_unchanged_bank_is_read_once(tmp_path):
     store.content_candidates(query_vector=vectors[0], fts_query=None, depth=25, limit=10,
                              dense_index="int8")
     assert store.int8_matrix() is first
-
-
-def test_reading_the_codes_also_builds_the_scan_product(tmp_path):
-    """A new process's first search reads the codes and needs the product session: the
-    session is built while the codes are read (on another thread), not after them."""
-    store, _, _ = filled_bank(tmp_path, n=20)
-    _integer_product.cache_clear()
-    store.int8_matrix()
-    assert _integer_product.cache_info().currsize == 1
 
 
 def context_ids(store: Store, query: np.ndarray, index: str, raw: TimeRange, buffer: int,

@@ -24,7 +24,6 @@ an older generation is read again before it is used.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -79,15 +78,6 @@ def _integer_product() -> Any:
                                 providers=["CPUExecutionProvider"])
 
 
-def _warm_integer_product() -> None:
-    """Build the product session ahead of its first use; a failure is left to that use,
-    which raises it where the caller sees it (``lru_cache`` keeps no failed result)."""
-    try:
-        _integer_product()
-    except Exception:  # raised again, with its context, at the first use
-        pass
-
-
 @dataclass
 class Int8Matrix:
     """The bank's int8 codes at one ``vectors_generation``, with what the filters need: the
@@ -107,16 +97,7 @@ class Int8Matrix:
     def load(cls, db: apsw.Connection, generation: str | None, dimension: int) -> Int8Matrix:
         """Read the codes (inside the caller's read transaction): a few hundred block rows,
         the codes straight into one matrix (``int8_blocks.read_codes``)."""
-        # The scan's product session is built on another thread meanwhile: in a process that
-        # has not imported onnxruntime yet (no embedder loaded) that import alone takes about
-        # 25 ms at idle, and SQLite's blob reads release the GIL, so the two overlap.
-        warming = threading.Thread(target=_warm_integer_product, name="ramem-int8-warm",
-                                   daemon=True)
-        warming.start()
-        try:
-            rows = read_codes(db, dimension)
-        finally:
-            warming.join()
+        rows = read_codes(db, dimension)
         return cls(generation=generation, ids=rows.ids, conversation_ids=rows.conversation_ids,
                    is_turn=rows.is_turn, episodes=rows.episodes, scales=rows.scales,
                    codes=rows.codes)
