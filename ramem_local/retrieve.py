@@ -72,8 +72,9 @@ class RetrievalSettings:
     fill_missing_ranks: bool = True
     drop_repeated_turns: bool = True  # see without_repeated_turns (twins listed once)
     # Dense KNN: "int8" (`candidates` memories from an in-RAM scan of int8 codes of the
-    # filtered pool, rescored exactly in SQL); "binary" (the same by Hamming distance of the
-    # codes' signs); "exact" (a scan of every float vector in SQL). int8 and binary are exact
+    # filtered pool, rescored exactly from their float vectors); "binary" (the same by Hamming
+    # distance of the codes' signs); "exact" (every float vector of the filtered pool scored
+    # exactly, the `candidates` closest kept; all under an as-of cut). int8 and binary are exact
     # whenever the filtered pool is no larger than `candidates`: README, "Search at scale".
     dense_index: str = SearchDefaults.dense_index
     candidates: int = DEFAULT_CANDIDATES

@@ -6,14 +6,15 @@ scan keeps too little of a vector: on i.i.d. random vectors only 20-28% of the e
 are among the 200 nearest by Hamming distance (``results/bench-scale.txt``). An embedder whose
 dimensions carry a constant offset can also leave many sign bits the same in every vector.
 
-So besides its float vector (``memories_float``, the one float copy: exact rescoring and the
-exact scan read it) the bank stores each vector as int8 codes with one scale per vector
+So besides its float vector (``float_blocks``, the one float copy: the candidates' exact
+distances are computed from it) the bank stores each vector as int8 codes with one scale per vector
 (``int8_blocks``: D + 45 bytes, the sign of every component and 7 bits of its size, with the
 columns the filters need), and a process reads them once into one matrix. A query
 multiplies it by the quantised query with onnxruntime's integer matrix product (numpy has no
 int8 BLAS: its integer product is slower than its float product over 4× the bytes), takes the
-``candidates`` best and hands their ids to SQL, which rescores them exactly from the float
-vectors and fuses them with BM25 there. ``dense_index="binary"`` ranks by Hamming distance
+``candidates`` best, computes their exact distances from the float vectors
+(``float_blocks.exact_distances``) and hands them to SQL, which filters them again and fuses
+them with BM25 there. ``dense_index="binary"`` ranks by Hamming distance
 of the codes' signs instead (the sign-bit index the bank kept until m010, now built in RAM from
 the codes: no faster than int8 since the codes load in one read; kept for comparison).
 

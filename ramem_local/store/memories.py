@@ -158,61 +158,45 @@ class MemoryTables(StorePart):
                 (ids_json,),
             )
         }
-        # A replaced vector leaves the sum before its successor joins it (the mean would
-        # otherwise count both: ``centred_query`` takes a drifting direction off the query).
-        replaced = self._float_vectors(ids_json)
-        self._add_to_vector_sum(replaced, sign=-1)
-        self.db.executemany(
-            "INSERT OR REPLACE INTO memories_float(memory_id, embedding) VALUES (?, ?)",
-            [(memory_id, vector_blob(vector))
-             for memory_id, vector in zip(memory_ids, vectors, strict=True)],
-        )
+        import numpy as np
+
+        from .float_blocks import FloatRows, append_vectors, remove_vectors
+        from .int8_blocks import CodeRows, append_codes, remove_codes
+        from .int8_matrix import quantise
+
+        dimension = fingerprint.dimension
+        # a replaced vector: the old one goes, from the blocks and from the sum
+        self._add_to_vector_sum(remove_vectors(self.db, ids_json, dimension), sign=-1)
+        append_vectors(self.db, FloatRows(np.asarray(memory_ids, dtype=np.int64),
+                                          np.asarray(vectors, dtype=np.float32)), dimension)
         self._add_to_vector_sum(vectors, sign=1)
-        if self.has_int8_codes():
-            import numpy as np
-
-            from .int8_blocks import CodeRows, append_codes, remove_codes
-            from .int8_matrix import quantise
-
-            if replaced is not None:
-                remove_codes(self.db, ids_json, fingerprint.dimension)
-            columns = np.array([(memory_id, spans[memory_id][0], spans[memory_id][1] == "turn",
-                                 *_vec_episode(*spans[memory_id][2:]))
-                                for memory_id in memory_ids], dtype=np.int64)
-            scales, codes = quantise(vectors)
-            append_codes(self.db, CodeRows(
-                ids=columns[:, 0], conversation_ids=columns[:, 1],
-                is_turn=columns[:, 2].astype(bool), episodes=columns[:, 3:7],
-                scales=scales, codes=codes), fingerprint.dimension)
+        remove_codes(self.db, ids_json, dimension)
+        columns = np.array([(memory_id, spans[memory_id][0], spans[memory_id][1] == "turn",
+                             *_vec_episode(*spans[memory_id][2:]))
+                            for memory_id in memory_ids], dtype=np.int64)
+        scales, codes = quantise(vectors)
+        append_codes(self.db, CodeRows(
+            ids=columns[:, 0], conversation_ids=columns[:, 1],
+            is_turn=columns[:, 2].astype(bool), episodes=columns[:, 3:7],
+            scales=scales, codes=codes), dimension)
         self._vectors_changed()
 
     def _delete_vectors(self, memory_ids_json: str) -> None:
         """Remove these memories (a JSON array of ids) from every vector table."""
         if not self.has_vectors():
             return
-        self._add_to_vector_sum(self._float_vectors(memory_ids_json), sign=-1)
-        self.db.execute("DELETE FROM memories_float "
-                        "WHERE memory_id IN (SELECT value FROM json_each(?))",
-                        (memory_ids_json,))
-        if self.has_int8_codes():
-            from .int8_blocks import remove_codes
+        from .float_blocks import remove_vectors
+        from .int8_blocks import remove_codes
 
-            remove_codes(self.db, memory_ids_json, self._dimension())
+        self._add_to_vector_sum(remove_vectors(self.db, memory_ids_json, self._dimension()),
+                                sign=-1)
+        remove_codes(self.db, memory_ids_json, self._dimension())
         self._vectors_changed()
 
     def _dimension(self) -> int:
         fingerprint = self.embedder_fingerprint()
         assert fingerprint is not None, "vectors without a bound embedder"
         return fingerprint.dimension
-
-    def _float_vectors(self, memory_ids_json: str) -> np.ndarray | None:
-        """The stored vectors of these memories (a JSON array of ids), None when none."""
-        import numpy as np
-
-        blobs = [row[0] for row in self.db.execute(
-            "SELECT embedding FROM memories_float "
-            "WHERE memory_id IN (SELECT value FROM json_each(?))", (memory_ids_json,))]
-        return np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]) if blobs else None
 
     def _add_to_vector_sum(self, vectors: np.ndarray | None, *, sign: int) -> None:
         """Add (sign 1) or take away (sign -1) these vectors' directions from ``vector_sum``."""
@@ -283,20 +267,25 @@ class MemoryTables(StorePart):
     def memories_without_vectors(self, limit: int = 1000) -> list[tuple[int, str]]:
         if not self.has_vectors():
             return []
+        from .float_blocks import memory_ids_with_vectors
+
+        with_vectors = json.dumps(memory_ids_with_vectors(self.db).tolist())
         rows = self.db.execute(
             """
             SELECT m.id, m.content FROM memories m
-            WHERE m.id NOT IN (SELECT memory_id FROM memories_float)
+            WHERE m.id NOT IN (SELECT value FROM json_each(?))
             ORDER BY m.id LIMIT ?
             """,
-            (limit,),
+            (with_vectors, limit),
         )
         return list(rows)
 
     def vector_count(self) -> int:
         if not self.has_vectors():
             return 0
-        return one_row(self.db.execute("SELECT count(*) FROM memories_float"))[0]
+        from .float_blocks import vector_count
+
+        return vector_count(self.db)
 
     def memory_count(self) -> int:
         return one_row(self.db.execute("SELECT count(*) FROM memories"))[0]
@@ -409,27 +398,24 @@ class MemoryTables(StorePart):
         """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
         ``dense_index="int8"`` draws ``candidates`` memories from the in-RAM scan of the int8
         codes (``int8_matrix``), ``"binary"`` by Hamming distance of their signs; both are
-        rescored exactly in SQL (``retrieval_sql``). ``"exact"`` scans every float vector."""
+        rescored exactly from their float vectors in RAM (``_dense_scored``), then filtered
+        and fused in SQL (``retrieval_sql``). ``"exact"`` scores every float vector inside the
+        filters."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
             return []
-        index = self._usable_index(dense_index)
-        candidates = max(candidates, depth)
-        int8_candidates = self._int8_candidates(
-            query_vector if with_dense and index != "exact" else None, candidates,
-            conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by,
-            by_sign_bits=index == "binary")
         sql = content_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            dense_index=index, written_by=written_by is not None,
+            dense_index=dense_index, written_by=written_by is not None,
         )
+        dense_scored = self._dense_scored(
+            query_vector if with_dense else None, dense_index, max(candidates, depth),
+            conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by)
         return self._ranked_rows(sql, {
-            "qvec": vector_blob(query_vector) if with_dense and query_vector is not None else None,
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
-            "int8_candidates": int8_candidates,
+            "depth": depth, "limit": limit, "kappa": kappa, "dense_scored": dense_scored,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "written_by": written_by,
         })
@@ -461,23 +447,19 @@ class MemoryTables(StorePart):
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
             return []
-        index = self._usable_index(dense_index)
-        candidates = max(candidates, depth)
-        int8_candidates = self._int8_candidates(
-            query_vector if with_dense and index != "exact" else None, candidates,
-            conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=wide_range, written_by=written_by, by_sign_bits=index == "binary")
         sql = session_overlap_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            fill_missing_ranks=fill_missing_ranks, dense_index=index,
+            fill_missing_ranks=fill_missing_ranks, dense_index=dense_index,
             written_by=written_by is not None,
         )
+        dense_scored = self._dense_scored(
+            query_vector if with_dense else None, dense_index, max(candidates, depth),
+            conversation_id=conversation_id, exclude_turns=exclude_turns,
+            overlapping=wide_range, written_by=written_by)
         return self._ranked_rows(sql, {
-            "qvec": vector_blob(query_vector) if with_dense and query_vector is not None else None,
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
-            "int8_candidates": int8_candidates,
+            "depth": depth, "limit": limit, "kappa": kappa, "dense_scored": dense_scored,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "event_time_first": int(event_time_first), "written_by": written_by,
             **_range_params(raw_range, wide_range),
@@ -556,29 +538,44 @@ class MemoryTables(StorePart):
         """The stored vectors of these memories, by id (memories without one are left out)."""
         import numpy as np
 
-        return {row[0]: np.frombuffer(row[1], dtype=np.float32) for row in self.db.execute(
-            "SELECT memory_id, embedding FROM memories_float "
-            "WHERE memory_id IN (SELECT value FROM json_each(?))", (json.dumps(list(memory_ids)),))}
+        from .float_blocks import vectors_of
 
-    def _int8_candidates(self, query_vector: np.ndarray | None, count: int, *,
-                         conversation_id: int | None, exclude_turns: bool,
-                         overlapping: TimeRange | None = None,
-                         written_by: int | None = None, by_sign_bits: bool = False,
-                         ) -> str | None:
-        """The ``:int8_candidates`` parameter: a JSON array of the ids the in-RAM scan found
-        (None without a query vector: the statement has no int8 dense list then)."""
+        if not self.has_vectors():
+            return {}
+        rows = vectors_of(self.db, np.asarray(memory_ids, dtype=np.int64),
+                          self._dimension())
+        return dict(zip(rows.ids.tolist(), rows.vectors, strict=True))
+
+    def _dense_scored(self, query_vector: np.ndarray | None, dense_index: str, count: int, *,
+                      conversation_id: int | None, exclude_turns: bool,
+                      overlapping: TimeRange | None = None, written_by: int | None = None,
+                      ) -> str | None:
+        """The ``:dense_scored`` parameter: a JSON array of [memory id, exact cosine distance]
+        of the memories the in-RAM scan lets through its filters: with ``dense_index="exact"``
+        all of them are scored exactly and the ``count`` closest kept (all with an as-of cut,
+        whose exact test only the statement makes), else the ``count`` nearest by int8 codes
+        (``"int8"``) or by Hamming distance of their signs (``"binary"``) are scored. None
+        without a query vector."""
         if query_vector is None:
             return None
-        return json.dumps(self.int8_matrix().nearest(
-            query_vector, count, conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=overlapping, session_started_by=written_by, by_sign_bits=by_sign_bits))
+        import numpy as np
 
-    def _usable_index(self, dense_index: str) -> str:
-        """The index asked for when the bank has its codes (every bank with vectors: older
-        banks are migrated on open), else the exact scan."""
-        if dense_index in ("int8", "binary") and self.has_int8_codes():
-            return dense_index
-        return "exact"
+        from .float_blocks import exact_distances
+
+        matrix = self.int8_matrix()
+        ids = np.asarray(matrix.nearest(
+            query_vector, len(matrix) if dense_index == "exact" else count,
+            conversation_id=conversation_id, exclude_turns=exclude_turns,
+            overlapping=overlapping, session_started_by=written_by,
+            by_sign_bits=dense_index == "binary"), dtype=np.int64)
+        scored_ids, distances = exact_distances(self.db, ids, query_vector,
+                                                self._dimension())
+        if written_by is None and len(scored_ids) > count:
+            # The scan's filters are the statement's then: the ``count`` closest (by
+            # distance, then id, as the statement orders them) hold its :depth closest.
+            closest = np.lexsort((scored_ids, distances))[:count]
+            scored_ids, distances = scored_ids[closest], distances[closest]
+        return json.dumps(list(zip(scored_ids.tolist(), distances.tolist(), strict=True)))
 
     def _ranked_rows(self, sql: str, params: dict) -> list[RankedRow]:
         used = {name: value for name, value in params.items() if f":{name}" in sql}
