@@ -133,8 +133,14 @@ def _vector_batches_in(db: apsw.Connection, memory_ids: np.ndarray, dimension: i
     block's ids are selected (the row's leaf page); its wanted vectors are read with SQLite's
     incremental blob I/O straight into the batch, one vector at a time where the block holds
     few of them (a search's candidates: 4 kB read of a 128 kB block at 1024-d), the whole
-    block where it holds many (the exact scan). A few wanted ids are looked up in the R*Tree
-    of the blocks' ranges; many (the exact scan) read every block's ids once."""
+    block where it holds many (the exact scan); one blob handle moves from block to block
+    (``Blob.reopen``: ``blob_open`` compiles a statement each time). A few wanted ids are
+    looked up in the R*Tree of the blocks' ranges; many (the exact scan) read every block's
+    ids once.
+
+    A vector at slot k of its block lies k overflow pages into the row: SQLite reaches it by
+    following the chain's links, one page read each. So a search scores only a few of the
+    int8 scan's nearest (``memories.rescored``), not all its candidates."""
     wanted = np.sort(np.asarray(memory_ids, dtype=np.int64))
     if not len(wanted):
         return
@@ -161,16 +167,20 @@ def _vector_batches_in(db: apsw.Connection, memory_ids: np.ndarray, dimension: i
     into = vectors.reshape(-1).data.cast("B")
     ids: list[np.ndarray] = []
     filled, row_bytes = 0, 4 * dimension
-    for first, last in zip(np.concatenate(([0], bounds)).tolist(),
-                           np.concatenate((bounds, [len(hits)])).tolist(), strict=True):
-        row = int(hit_rows[first])
-        block_id, count = rows[row][0], int(counts[row])
-        slots = hit_slots[first:last]
-        if filled and filled + len(slots) > size:  # the batch is full: hand it over
-            yield FloatRows(np.concatenate(ids), vectors[:filled].copy())
-            ids, filled = [], 0
-        blob = db.blob_open("main", "float_blocks", "vectors", block_id, False)
-        try:
+    blob = None  # one handle, moved from block to block (``Blob.reopen``: no new statement)
+    try:
+        for first, last in zip(np.concatenate(([0], bounds)).tolist(),
+                               np.concatenate((bounds, [len(hits)])).tolist(), strict=True):
+            row = int(hit_rows[first])
+            block_id, count = rows[row][0], int(counts[row])
+            slots = hit_slots[first:last]
+            if filled and filled + len(slots) > size:  # the batch is full: hand it over
+                yield FloatRows(np.concatenate(ids), vectors[:filled].copy())
+                ids, filled = [], 0
+            if blob is None:
+                blob = db.blob_open("main", "float_blocks", "vectors", block_id, False)
+            else:
+                blob.reopen(block_id)
             if len(slots) == count:  # the whole block, straight into place
                 blob.read_into(into, filled * row_bytes, count * row_bytes)
             elif 4 * len(slots) > count:
@@ -181,10 +191,11 @@ def _vector_batches_in(db: apsw.Connection, memory_ids: np.ndarray, dimension: i
                 for n, slot in enumerate(slots.tolist()):
                     blob.seek(slot * row_bytes)
                     blob.read_into(into, (filled + n) * row_bytes, row_bytes)
-        finally:
+            ids.append(every_id[hits[first:last]])
+            filled += len(slots)
+    finally:
+        if blob is not None:
             blob.close()
-        ids.append(every_id[hits[first:last]])
-        filled += len(slots)
     if filled:
         yield FloatRows(np.concatenate(ids), vectors[:filled])
 

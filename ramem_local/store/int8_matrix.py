@@ -109,12 +109,13 @@ class Int8Matrix:
     def nearest(self, query: np.ndarray, count: int, *, conversation_id: int | None = None,
                 exclude_turns: bool = False, overlapping: TimeRange | None = None,
                 session_started_by: int | None = None, by_sign_bits: bool = False,
-                ) -> list[int]:
-        """The ids of the ``count`` memories nearest ``query`` by quantised cosine (with
-        ``by_sign_bits``: by Hamming distance of the codes' signs), among those
-        the filters let through (in no particular order: SQL applies the filters again,
-        rescores the candidates exactly and keeps the closest). ``overlapping``: only memories
-        whose session span or event range overlaps it (the session-overlap filter);
+                larger_pool_keeps: int | None = None) -> list[int]:
+        """The ids of the memories the filters let through when they are at most ``count``
+        (the whole pool), else of the ``count`` nearest ``query`` by quantised cosine (with
+        ``by_sign_bits``: by Hamming distance of the codes' signs), or only the
+        ``larger_pool_keeps`` nearest when given; in no particular order. The caller scores
+        them exactly; SQL applies the filters again. ``overlapping``: only memories whose
+        session span or event range overlaps it (the session-overlap filter);
         ``session_started_by``: only memories whose session started by then (the as-of cut,
         whose exact test is in SQL)."""
         pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, overlapping,
@@ -126,7 +127,8 @@ class Int8Matrix:
         else:
             codes = self.codes if len(pool) == len(self) else self.codes[pool]
             scores = self._dots(codes, query) * self.scales[pool]
-        best = np.argpartition(-scores, count - 1)[:count]
+        kept = min(count, larger_pool_keeps or count)
+        best = np.argpartition(-scores, kept - 1)[:kept]
         return self.ids[pool[best]].tolist()
 
     def _allowed(self, conversation_id: int | None, exclude_turns: bool,

@@ -58,6 +58,18 @@ def vector_blob(vector: np.ndarray) -> bytes:
 
 
 
+# How many of the int8 scan's nearest are scored exactly when the filtered pool is larger than
+# ``candidates`` (a smaller pool is scored whole): twice the dense list's depth, at least 50.
+# Each costs a read of its float vector from its block (``float_blocks``); the int8 ranking
+# misplaces a vector by far less than the gap between the 25th and the 50th nearest (dense
+# recall@10 equals exact search's: ``results/bench-scale.txt``).
+RESCORED_AT_LEAST = 50
+
+
+def rescored(depth: int) -> int:
+    return max(2 * depth, RESCORED_AT_LEAST)
+
+
 INSERT_MEMORY = """
 INSERT INTO memories(conversation_id, kind, content, keywords, persons, entities, location, topic,
                      language, session_start, session_end, event_start, event_end, dedup_key,
@@ -396,9 +408,10 @@ class MemoryTables(StorePart):
         written_by: int | None = None,
     ) -> list[RankedRow]:
         """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
-        ``dense_index="int8"`` draws ``candidates`` memories from the in-RAM scan of the int8
-        codes (``int8_matrix``), ``"binary"`` by Hamming distance of their signs; both are
-        rescored exactly from their float vectors in RAM (``_dense_scored``), then filtered
+        ``dense_index="int8"`` draws the ``rescored(depth)`` nearest memories from the in-RAM
+        scan of the int8 codes (``int8_matrix``), ``"binary"`` the ``candidates`` nearest by
+        Hamming distance of their signs (a pool of at most ``candidates``: all of it); they
+        are scored exactly from their float vectors in RAM (``_dense_scored``), then filtered
         and fused in SQL (``retrieval_sql``). ``"exact"`` scores every float vector inside the
         filters."""
         with_dense = query_vector is not None and self.has_vectors()
@@ -411,7 +424,7 @@ class MemoryTables(StorePart):
             dense_index=dense_index, written_by=written_by is not None,
         )
         dense_scored = self._dense_scored(
-            query_vector if with_dense else None, dense_index, max(candidates, depth),
+            query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
             conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by)
         return self._ranked_rows(sql, {
             "fts": lexical_query(fts_query, neighbour_weight),
@@ -454,7 +467,7 @@ class MemoryTables(StorePart):
             written_by=written_by is not None,
         )
         dense_scored = self._dense_scored(
-            query_vector if with_dense else None, dense_index, max(candidates, depth),
+            query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
             conversation_id=conversation_id, exclude_turns=exclude_turns,
             overlapping=wide_range, written_by=written_by)
         return self._ranked_rows(sql, {
@@ -546,16 +559,17 @@ class MemoryTables(StorePart):
                           self._dimension())
         return dict(zip(rows.ids.tolist(), rows.vectors, strict=True))
 
-    def _dense_scored(self, query_vector: np.ndarray | None, dense_index: str, count: int, *,
-                      conversation_id: int | None, exclude_turns: bool,
+    def _dense_scored(self, query_vector: np.ndarray | None, dense_index: str, count: int,
+                      depth: int, *, conversation_id: int | None, exclude_turns: bool,
                       overlapping: TimeRange | None = None, written_by: int | None = None,
                       ) -> str | None:
         """The ``:dense_scored`` parameter: a JSON array of [memory id, exact cosine distance]
-        of the memories the in-RAM scan lets through its filters: with ``dense_index="exact"``
-        all of them are scored exactly and the ``count`` closest kept (all with an as-of cut,
-        whose exact test only the statement makes), else the ``count`` nearest by int8 codes
-        (``"int8"``) or by Hamming distance of their signs (``"binary"``) are scored. None
-        without a query vector."""
+        of memories the in-RAM scan lets through its filters: with ``dense_index="exact"`` all
+        of them are scored exactly and the ``count`` closest kept (all with an as-of cut,
+        whose exact test only the statement makes). Else a pool of at most ``count`` is scored
+        whole (exact search); from a larger one the nearest by int8 codes are scored, the
+        ``rescored(depth)`` nearest (``"int8"``), or the ``count`` nearest by Hamming distance
+        of the codes' signs (``"binary"``). None without a query vector."""
         if query_vector is None:
             return None
         import numpy as np
@@ -567,7 +581,9 @@ class MemoryTables(StorePart):
             query_vector, len(matrix) if dense_index == "exact" else count,
             conversation_id=conversation_id, exclude_turns=exclude_turns,
             overlapping=overlapping, session_started_by=written_by,
-            by_sign_bits=dense_index == "binary"), dtype=np.int64)
+            by_sign_bits=dense_index == "binary",
+            larger_pool_keeps=rescored(depth) if dense_index == "int8" else None),
+            dtype=np.int64)
         scored_ids, distances = exact_distances(self.db, ids, query_vector,
                                                 self._dimension())
         if written_by is None and len(scored_ids) > count:

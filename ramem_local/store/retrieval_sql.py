@@ -41,7 +41,7 @@ EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 # in RAM (``MemoryTables._dense_scored``: exact distances from the float vectors in
 # ``float_blocks``, of every memory inside the filters with ``dense_index="exact"``, else of
 # the candidates the int8 scan drew from inside them: exact whenever the filtered pool holds at
-# most :candidates memories; an approximation beyond, README "Search at scale"), filtered again
+# most ``candidates`` memories; an approximation beyond, README "Search at scale"), filtered again
 # here (the scan's as-of test is looser than ``WRITTEN_BY``); the :depth closest are the list.
 DENSE_SCORED = """
     SELECT * FROM (
