@@ -231,9 +231,10 @@ def test_a_pool_larger_than_the_candidates_has_only_its_int8_nearest_scored(tmp_
     scored: list[int] = []
     exact_distances = float_blocks.exact_distances
 
-    def counted(db, memory_ids, query, dimension):
+    def counted(db, memory_ids, query, dimension, places):
         scored.append(len(memory_ids))
-        return exact_distances(db, memory_ids, query, dimension)
+        assert places is not None, "the search reads each candidate at its known slot"
+        return exact_distances(db, memory_ids, query, dimension, places)
 
     monkeypatch.setattr(float_blocks, "exact_distances", counted)
     queries = unit_rows(np.random.default_rng(8), 10, WIDE)

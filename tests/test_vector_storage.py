@@ -283,6 +283,11 @@ def test_the_blocks_follow_appends_deletes_replacements_and_episode_changes(tmp_
     assert_ranges_mirrored(fresh)
     assert stored_floats(fresh, list(stored) + gone) == {
         i: v.astype(np.float32).tobytes() for i, v in stored.items()}
+    with fresh.db:  # the places a search reads its candidates at follow the same writes
+        at_places = fresh._float_places().vectors(fresh.db, np.array(list(stored) + gone), dim)
+    assert {i: v.tobytes() for i, v in zip(at_places.ids.tolist(), at_places.vectors,
+                                           strict=True)} == {
+        i: v.astype(np.float32).tobytes() for i, v in stored.items()}
     mean = np.mean([v / np.linalg.norm(v) for v in stored.values()], axis=0)
     assert np.allclose(fresh.mean_vector(), mean, atol=1e-5), "the sum follows the blocks"
 

@@ -38,6 +38,7 @@ from .sqlite_errors import (
 )
 
 if TYPE_CHECKING:  # numpy loads with the first search, not for `ramem --help`
+    from .float_blocks import FloatPlaces
     from .int8_matrix import Int8Matrix
 
 BANK_MARKER = "ramem-bank"
@@ -73,6 +74,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         # is refused by atomic() with a BankError that says so.
         self.read_only = read_only
         self._int8_matrix: Int8Matrix | None = None  # read by the first search
+        self._float_places_cache: FloatPlaces | None = None  # read by the first search
 
     # ---------------------------------------------------------------- opening
     @classmethod

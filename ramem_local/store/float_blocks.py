@@ -207,17 +207,75 @@ def _vector_batches(db: apsw.Connection, memory_ids: np.ndarray, dimension: int,
         yield from _vector_batches_in(db, memory_ids, dimension, batch)
 
 
+@dataclass
+class FloatPlaces:
+    """Where each stored vector is, at one ``vectors_generation``: the block row and the slot in
+    it of every memory with a vector (ids ascending), read once by a process (every block's ids:
+    ``memory_ids`` lies on the row's leaf page) and again only after the vectors changed, as the
+    int8 codes are. A search's few candidates are then read straight from their slots, without
+    looking their blocks up (an R*Tree query and a leaf page a block, 2-4 ms of a warm search at
+    100k x 1024, ``results/bench-scale.txt``)."""
+
+    generation: str | None
+    ids: np.ndarray  # int64 [N], ascending
+    blocks: np.ndarray  # int64 [N]: the float_blocks row
+    slots: np.ndarray  # int64 [N]: the vector's place in the row
+
+    @classmethod
+    def load(cls, db: apsw.Connection, generation: str | None) -> FloatPlaces:
+        rows = cast("list[tuple[int, bytes]]", db.execute(EVERY_BLOCK).fetchall())
+        counts = np.array([len(ids_blob) // 8 for _, ids_blob in rows], dtype=np.int64)
+        ids = np.frombuffer(b"".join(ids_blob for _, ids_blob in rows), dtype=np.int64)
+        blocks = np.repeat(np.array([row[0] for row in rows], dtype=np.int64), counts)
+        slots = np.arange(len(ids), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts,
+                                                                counts)
+        order = np.argsort(ids, kind="stable")
+        return cls(generation, ids[order], blocks[order], slots[order])
+
+    def vectors(self, db: apsw.Connection, memory_ids: np.ndarray, dimension: int
+                ) -> FloatRows:
+        """These memories' vectors (those with one), each read alone at its slot, in block
+        order, one blob handle moved from block to block. Inside the caller's read
+        transaction, at this map's generation."""
+        wanted = np.unique(np.asarray(memory_ids, dtype=np.int64))
+        at = np.minimum(np.searchsorted(self.ids, wanted), max(len(self.ids) - 1, 0))
+        found = at[self.ids[at] == wanted] if len(self.ids) else at[:0]
+        found = found[np.lexsort((self.slots[found], self.blocks[found]))]
+        vectors = np.empty((len(found), dimension), dtype=np.float32)
+        into = vectors.reshape(-1).data.cast("B")
+        row_bytes = 4 * dimension
+        blob, current = None, None
+        try:
+            for n, (block, slot) in enumerate(zip(self.blocks[found].tolist(),
+                                                  self.slots[found].tolist(), strict=True)):
+                if blob is None:
+                    blob = db.blob_open("main", "float_blocks", "vectors", block, False)
+                elif block != current:
+                    blob.reopen(block)
+                current = block
+                blob.seek(slot * row_bytes)
+                blob.read_into(into, n * row_bytes, row_bytes)
+        finally:
+            if blob is not None:
+                blob.close()
+        return FloatRows(self.ids[found], vectors)
+
+
 def exact_distances(db: apsw.Connection, memory_ids: np.ndarray, query: np.ndarray,
-                    dimension: int) -> tuple[np.ndarray, np.ndarray]:
+                    dimension: int, places: FloatPlaces | None = None,
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """(ids, cosine distances) of these memories' stored vectors to ``query``: float32
     vectors, products and norms in float32 (as sqlite-vec's ``vec_distance_cosine``, which
     rescored them in SQL until m011); a zero vector is at distance 1. Memories without a
-    vector are left out."""
+    vector are left out. With ``places`` (a search's few candidates) each vector is read at
+    its slot; else block by block (the exact scan)."""
     query = np.asarray(query, dtype=np.float32)
     query_norm = np.float32(np.linalg.norm(query))
     ids, distances = [], []
     # the exact scan: one pass over the blocks, scored a batch at a time (RAM stays bounded)
-    for rows in _vector_batches(db, memory_ids, dimension, SCORED_AT_ONCE):
+    batches = ([places.vectors(db, memory_ids, dimension)] if places is not None
+               else _vector_batches(db, memory_ids, dimension, SCORED_AT_ONCE))
+    for rows in batches:
         norms = np.sqrt(np.einsum("ij,ij->i", rows.vectors, rows.vectors)) * query_norm
         dots = rows.vectors @ query
         ids.append(rows.ids)

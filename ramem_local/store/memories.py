@@ -25,6 +25,7 @@ from .schema import NEIGHBOURS_AROUND, REFRESH_NEIGHBOURS
 if TYPE_CHECKING:  # numpy is imported when a vector is stored: `ramem --help` does not need it
     import numpy as np
 
+    from .float_blocks import FloatPlaces
     from .int8_matrix import Int8Matrix
 
 
@@ -93,6 +94,7 @@ class MemoryTables(StorePart):
     """The SQL of memories, vectors, FTS and the retrieval statements (a part of ``Store``)."""
 
     _int8_matrix: Int8Matrix | None
+    _float_places_cache: FloatPlaces | None
 
     # --------------------------------------------------------------- memories
     def add_memory(self, record: MemoryRecord, dedup_key: str, conversation_id: int, *,
@@ -264,6 +266,17 @@ class MemoryTables(StorePart):
             # possibly swallowing the exception)
             matrix = cached
         return matrix
+
+    def _float_places(self) -> FloatPlaces:
+        """Where each float vector is (``float_blocks.FloatPlaces``), read again whenever the
+        vectors changed since; call inside a read transaction."""
+        from .float_blocks import FloatPlaces
+
+        generation = self.get_meta("vectors_generation")
+        if self._float_places_cache is None or \
+                self._float_places_cache.generation != generation:
+            self._float_places_cache = FloatPlaces.load(self.db, generation)
+        return self._float_places_cache
 
     def _mirror_episodes_to_vectors(self, changed: Sequence[tuple]) -> None:
         """Copy changed ``(id, session_start, session_end, event_start, event_end)`` rows of
@@ -584,8 +597,10 @@ class MemoryTables(StorePart):
             by_sign_bits=dense_index == "binary",
             larger_pool_keeps=rescored(depth) if dense_index == "int8" else None),
             dtype=np.int64)
-        scored_ids, distances = exact_distances(self.db, ids, query_vector,
-                                                self._dimension())
+        with self.db:  # one read transaction: the places and the blocks agree
+            places = self._float_places() if dense_index != "exact" else None
+            scored_ids, distances = exact_distances(self.db, ids, query_vector,
+                                                    self._dimension(), places)
         if written_by is None and len(scored_ids) > count:
             # The scan's filters are the statement's then: the ``count`` closest (by
             # distance, then id, as the statement orders them) hold its :depth closest.
