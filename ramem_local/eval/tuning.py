@@ -44,11 +44,9 @@ class SearchTuning:
             parts.append("turns beside their extracted memory kept")
         if self.dense_index == "exact":
             dense = "dense exact"
-        elif self.dense_index == "int8":  # what MemoryTables._dense_scored scores exactly
-            from ..store.memories import rescored
-
-            dense = (f"dense int8 (pools up to {self.candidates} whole, else "
-                     f"{rescored(self.depth)} rescored)")
+        elif self.dense_index == "int8":  # what the store scores exactly (README)
+            dense = (f"dense int8 (pools up to {self.candidates} whole, else the "
+                     "max(2 x depth, 50) nearest rescored)")
         else:
             dense = f"dense {self.dense_index} ({self.candidates} rescored)"
         parts.append(dense + (", centred query" if self.centre_query else ", raw query"))
