@@ -229,14 +229,13 @@ def test_a_pool_larger_than_the_candidates_has_only_its_int8_nearest_scored(tmp_
 
     store, ids, vectors = random_bank(tmp_path, n=600)
     scored: list[int] = []
-    exact_distances = float_blocks.exact_distances
+    read_at_slots = float_blocks.FloatPlaces.vectors
 
-    def counted(db, memory_ids, query, dimension, places):
+    def counted(places, db, memory_ids, dimension):
         scored.append(len(memory_ids))
-        assert places is not None, "the search reads each candidate at its known slot"
-        return exact_distances(db, memory_ids, query, dimension, places)
+        return read_at_slots(places, db, memory_ids, dimension)
 
-    monkeypatch.setattr(float_blocks, "exact_distances", counted)
+    monkeypatch.setattr(float_blocks.FloatPlaces, "vectors", counted)
     queries = unit_rows(np.random.default_rng(8), 10, WIDE)
     for query in queries:
         exact = [ids[i] for i in np.argsort(-(vectors @ query), kind="stable")[:10]]

@@ -1,6 +1,7 @@
 """The float vectors on disk, in blocks (``blocks``): each row of ``float_blocks`` holds up to
 ``FLOAT_BLOCK_SIZE`` memories' ids and float32 vectors. The bank's one float copy: the dense
-list's exact distances are computed from it (``exact_distances``).
+list's candidates are read from it (``FloatPlaces.vectors``) and scored in SQL; the exact scan
+scores every vector in RAM (``exact_distances``).
 
 Why blocks of 32: a row a vector (``memories_float``, m005-m010) cost 4.6 kB a memory at
 1024-d, 490 B of page slack beyond the vector's 4,096 bytes (a 4 kB page cannot hold a

@@ -12,9 +12,9 @@ distances are computed from it) the bank stores each vector as int8 codes with o
 columns the filters need), and a process reads them once into one matrix. A query
 multiplies it by the quantised query with onnxruntime's integer matrix product (numpy has no
 int8 BLAS: its integer product is slower than its float product over 4× the bytes), takes the
-``candidates`` best, computes their exact distances from the float vectors
-(``float_blocks.exact_distances``) and hands them to SQL, which filters them again and fuses
-them with BM25 there. ``dense_index="binary"`` ranks by Hamming distance
+``candidates`` best and reads their float vectors from their blocks (``float_blocks``) for SQL,
+which rescores them exactly (sqlite-vec), filters them again and fuses them with BM25 there.
+``dense_index="binary"`` ranks by Hamming distance
 of the codes' signs instead (the sign-bit index the bank kept until m010, now built in RAM from
 the codes: no faster than int8 since the codes load in one read; kept for comparison).
 

@@ -423,10 +423,10 @@ class MemoryTables(StorePart):
         """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
         ``dense_index="int8"`` draws the ``rescored(depth)`` nearest memories from the in-RAM
         scan of the int8 codes (``int8_matrix``), ``"binary"`` the ``candidates`` nearest by
-        Hamming distance of their signs (a pool of at most ``candidates``: all of it); they
-        are scored exactly from their float vectors in RAM (``_dense_scored``), then filtered
-        and fused in SQL (``retrieval_sql``). ``"exact"`` scores every float vector inside the
-        filters."""
+        Hamming distance of their signs (a pool of at most ``candidates``: all of it); their
+        float vectors are read from their blocks and SQL scores them exactly (sqlite-vec),
+        filters and fuses them (``_dense_candidates``, ``retrieval_sql``). ``"exact"`` scores
+        every float vector inside the filters in RAM and hands SQL the closest."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
@@ -436,12 +436,13 @@ class MemoryTables(StorePart):
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
             dense_index=dense_index, written_by=written_by is not None,
         )
-        dense_scored = self._dense_scored(
+        dense = self._dense_candidates(
             query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
             conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by)
         return self._ranked_rows(sql, {
+            **self._dense_params(query_vector, dense),
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa, "dense_scored": dense_scored,
+            "depth": depth, "limit": limit, "kappa": kappa,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "written_by": written_by,
         })
@@ -479,13 +480,14 @@ class MemoryTables(StorePart):
             fill_missing_ranks=fill_missing_ranks, dense_index=dense_index,
             written_by=written_by is not None,
         )
-        dense_scored = self._dense_scored(
+        dense = self._dense_candidates(
             query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
             conversation_id=conversation_id, exclude_turns=exclude_turns,
             overlapping=wide_range, written_by=written_by)
         return self._ranked_rows(sql, {
+            **self._dense_params(query_vector, dense),
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa, "dense_scored": dense_scored,
+            "depth": depth, "limit": limit, "kappa": kappa,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "event_time_first": int(event_time_first), "written_by": written_by,
             **_range_params(raw_range, wide_range),
@@ -572,22 +574,23 @@ class MemoryTables(StorePart):
                           self._dimension())
         return dict(zip(rows.ids.tolist(), rows.vectors, strict=True))
 
-    def _dense_scored(self, query_vector: np.ndarray | None, dense_index: str, count: int,
-                      depth: int, *, conversation_id: int | None, exclude_turns: bool,
-                      overlapping: TimeRange | None = None, written_by: int | None = None,
-                      ) -> str | None:
-        """The ``:dense_scored`` parameter: a JSON array of [memory id, exact cosine distance]
-        of memories the in-RAM scan lets through its filters: with ``dense_index="exact"`` all
-        of them are scored exactly and the ``count`` closest kept (all with an as-of cut,
-        whose exact test only the statement makes). Else a pool of at most ``count`` is scored
-        whole (exact search); from a larger one the nearest by int8 codes are scored, the
-        ``rescored(depth)`` nearest (``"int8"``), or the ``count`` nearest by Hamming distance
-        of the codes' signs (``"binary"``). None without a query vector."""
+    def _dense_candidates(self, query_vector: np.ndarray | None, dense_index: str,
+                          count: int, depth: int, *, conversation_id: int | None,
+                          exclude_turns: bool, overlapping: TimeRange | None = None,
+                          written_by: int | None = None) -> tuple[str, bytes] | None:
+        """The ``:dense_candidates`` (a JSON array of [memory id, row]) and ``:dense_vectors``
+        (their float32 vectors, a row each) parameters: the memories the in-RAM scan lets
+        through its filters whose exact cosine distance the statement computes (sqlite-vec).
+        A pool of at most ``count`` is taken whole (exact search); from a larger one the
+        nearest by int8 codes, the ``rescored(depth)`` nearest (``"int8"``), or the ``count``
+        nearest by Hamming distance of the codes' signs (``"binary"``), each vector read at
+        its known slot; with ``dense_index="exact"`` the ``count`` closest of the whole pool
+        (``_closest_exactly``). None without a query vector."""
         if query_vector is None:
             return None
         import numpy as np
 
-        from .float_blocks import exact_distances
+        from .float_blocks import vectors_of
 
         matrix = self.int8_matrix()
         ids = np.asarray(matrix.nearest(
@@ -597,16 +600,53 @@ class MemoryTables(StorePart):
             by_sign_bits=dense_index == "binary",
             larger_pool_keeps=rescored(depth) if dense_index == "int8" else None),
             dtype=np.int64)
+        dimension = self._dimension()
         with self.db:  # one read transaction: the places and the blocks agree
-            places = self._float_places() if dense_index != "exact" else None
-            scored_ids, distances = exact_distances(self.db, ids, query_vector,
-                                                    self._dimension(), places)
-        if written_by is None and len(scored_ids) > count:
-            # The scan's filters are the statement's then: the ``count`` closest (by
-            # distance, then id, as the statement orders them) hold its :depth closest.
-            closest = np.lexsort((scored_ids, distances))[:count]
-            scored_ids, distances = scored_ids[closest], distances[closest]
-        return json.dumps(list(zip(scored_ids.tolist(), distances.tolist(), strict=True)))
+            if dense_index == "exact":
+                rows = vectors_of(self.db, self._closest_exactly(ids, query_vector, count,
+                                                                 written_by), dimension)
+            else:
+                rows = self._float_places().vectors(self.db, ids, dimension)
+        return (json.dumps([[memory_id, row] for row, memory_id in enumerate(rows.ids.tolist())]),
+                rows.vectors.tobytes())
+
+    def _dense_params(self, query_vector: np.ndarray | None,
+                      dense: tuple[str, bytes] | None) -> dict:
+        """The dense list's statement parameters (none without a dense list)."""
+        if dense is None or query_vector is None:
+            return {}
+        candidates, vectors = dense
+        return {"qvec": vector_blob(query_vector), "dense_candidates": candidates,
+                "dense_vectors": vectors, "dimension": self._dimension()}
+
+    def _closest_exactly(self, memory_ids: np.ndarray, query_vector: np.ndarray, count: int,
+                         written_by: int | None) -> np.ndarray:
+        """The exact scan: the ``count`` of these memories closest to the query by exact cosine
+        distance (computed in RAM over every block that holds one of them, as
+        ``vec_distance_cosine`` computes it); with an as-of cut, among those written by then."""
+        import numpy as np
+
+        from .float_blocks import exact_distances
+
+        scored_ids, distances = exact_distances(self.db, memory_ids, query_vector,
+                                                self._dimension())
+        if written_by is not None:
+            after = self._written_after(scored_ids, written_by)
+            keep = np.array([memory_id not in after for memory_id in scored_ids.tolist()],
+                            dtype=bool)
+            scored_ids, distances = scored_ids[keep], distances[keep]
+        return scored_ids[np.lexsort((scored_ids, distances))[:count]]
+
+    def _written_after(self, memory_ids: np.ndarray, written_by: int) -> set[int]:
+        """Which of these memories cite a turn said after ``written_by``."""
+        return {row[0] for row in self.db.execute(
+            """
+            SELECT DISTINCT wmt.memory_id
+            FROM json_each(?) AS chosen
+            CROSS JOIN memory_turns AS wmt ON wmt.memory_id = chosen.value
+            CROSS JOIN turns AS wt ON wt.id = wmt.turn_id
+            WHERE wt.timestamp > ?
+            """, (json.dumps(memory_ids.tolist()), written_by))}
 
     def _ranked_rows(self, sql: str, params: dict) -> list[RankedRow]:
         used = {name: value for name, value in params.items() if f":{name}" in sql}

@@ -37,20 +37,24 @@ from ..types import DENSE_INDEXES
 
 EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 
-# The dense list: :dense_scored, a JSON array of [memory id, cosine distance] pairs computed
-# in RAM (``MemoryTables._dense_scored``: exact distances from the float vectors in
-# ``float_blocks``, of every memory inside the filters with ``dense_index="exact"``, else of
-# the candidates the int8 scan drew from inside them: exact whenever the filtered pool holds at
-# most ``candidates`` memories; an approximation beyond, README "Search at scale"), filtered again
-# here (the scan's as-of test is looser than ``WRITTEN_BY``); the :depth closest are the list.
+# The dense list: the exact cosine distance (sqlite-vec) of each memory of :dense_candidates, a
+# JSON array of [memory id, row], to :qvec; a candidate's float vector is row ``row`` of
+# :dense_vectors (float32 [n, :dimension], read from ``float_blocks``). The candidates are what
+# the in-RAM scan let through the same filters (``MemoryTables._dense_candidates``: the whole
+# pool when it holds at most ``candidates`` memories, exact search; else the int8 scan's nearest,
+# an approximation, README "Search at scale"), filtered again here (the scan's as-of test is
+# looser than ``WRITTEN_BY``); the :depth closest are the list.
 DENSE_SCORED = """
     SELECT * FROM (
-        SELECT scored.id, scored.score
-        FROM (SELECT s.value ->> 0 AS id, s.value ->> 1 AS score
-              FROM json_each(:dense_scored) AS s) AS scored
-        JOIN memories AS m ON m.id = scored.id
+        SELECT c.value ->> 0 AS id,
+               vec_distance_cosine(
+                   vec_slice(:dense_vectors, (c.value ->> 1) * :dimension,
+                             ((c.value ->> 1) + 1) * :dimension),
+                   :qvec) AS score
+        FROM json_each(:dense_candidates) AS c
+        JOIN memories AS m ON m.id = c.value ->> 0
         WHERE 1 {filters}
-        ORDER BY scored.score, scored.id
+        ORDER BY score, id
         LIMIT :depth
     )"""
 
