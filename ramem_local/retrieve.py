@@ -71,9 +71,11 @@ class RetrievalSettings:
     event_time_first: bool = False
     fill_missing_ranks: bool = True
     drop_repeated_turns: bool = True  # see without_repeated_turns (twins listed once)
-    # Dense KNN: "int8" (`candidates` memories from an in-RAM scan of int8 codes of the
-    # filtered pool, rescored exactly in SQL); "binary" (the same by Hamming distance of the
-    # codes' signs); "exact" (a scan of every float vector in SQL). int8 and binary are exact
+    # Dense KNN: "int8" (a filtered pool of up to `candidates` memories scored exactly from
+    # their float vectors; from a larger one, the max(2 * depth, 50) nearest by an in-RAM scan
+    # of int8 codes); "binary" (the `candidates` nearest by Hamming distance of the codes'
+    # signs, scored exactly); "exact" (every float vector of the filtered pool scored exactly,
+    # the `candidates` closest kept; all under an as-of cut). int8 and binary are exact
     # whenever the filtered pool is no larger than `candidates`: README, "Search at scale".
     dense_index: str = SearchDefaults.dense_index
     candidates: int = DEFAULT_CANDIDATES

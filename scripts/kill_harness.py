@@ -250,13 +250,17 @@ def check_bank(db: Path, expect_vectors: bool, *, per_conversation: bool = False
 
 
 def _check_vectors_lag_one_conversation(store) -> None:
+    from ramem_local.store.float_blocks import memory_ids_with_vectors
+
+    with_vectors = json.dumps(memory_ids_with_vectors(store.db).tolist())
     stray, lagging = store.db.execute(
         """
-        SELECT (SELECT count(*) FROM memories_float v
+        WITH v AS (SELECT value AS memory_id FROM json_each(?))
+        SELECT (SELECT count(*) FROM v
                 WHERE NOT EXISTS (SELECT 1 FROM memories m WHERE m.id = v.memory_id)),
                (SELECT count(DISTINCT m.conversation_id) FROM memories m
-                WHERE NOT EXISTS (SELECT 1 FROM memories_float v WHERE v.memory_id = m.id))
-        """
+                WHERE NOT EXISTS (SELECT 1 FROM v WHERE v.memory_id = m.id))
+        """, (with_vectors,)
     ).fetchone()
     assert stray == 0, f"{stray} vector(s) without a memory"
     assert lagging <= 1, f"memories of {lagging} conversations without vectors"

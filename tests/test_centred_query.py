@@ -90,11 +90,22 @@ def test_the_vector_sum_follows_adds_replacements_deletes_and_drops(tmp_path):
 
 @pytest.mark.parametrize("n", [1, 30])
 def test_m008_fills_the_sum_from_the_stored_vectors(tmp_path, n):
-    store, _, vectors = filled_bank(tmp_path, n=n)
+    """m008 reads the float vectors where they were then (``memories_float``, a row a memory:
+    the bank is turned back into that layout), and m011 moves them into blocks after it."""
+    store, ids, vectors = filled_bank(tmp_path, n=n)
     store.db.execute("DELETE FROM vector_sum")
-    store.db.execute("DELETE FROM schema_migrations WHERE name = 'm008_vector_sum'")
+    store.db.execute("DELETE FROM schema_migrations WHERE name IN "
+                     "('m008_vector_sum', 'm011_float_vectors_in_blocks')")
     store.db.execute("DROP TABLE vector_sum")
+    store.db.execute("CREATE TABLE memories_float (memory_id INTEGER PRIMARY KEY, "
+                     "embedding BLOB NOT NULL)")
+    store.db.executemany("INSERT INTO memories_float VALUES (?, ?)",
+                         [(i, v.tobytes()) for i, v in zip(ids, vectors, strict=True)])
+    store.db.execute("DROP TABLE float_blocks")
+    store.db.execute("DROP TABLE float_block_ranges")
     store.close()
     reopened = Store.open(tmp_path / "bank.db")
     units = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     assert np.allclose(reopened.mean_vector(), units.mean(axis=0), atol=1e-6)
+    assert {i: v.tobytes() for i, v in reopened.vectors_of(ids).items()} == {
+        i: v.tobytes() for i, v in zip(ids, vectors, strict=True)}

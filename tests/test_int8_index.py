@@ -216,3 +216,30 @@ def test_the_scan_product_is_exact_integer_arithmetic():
     expected = (codes.astype(np.int64) - CODE_OFFSET) @ (query_codes[0].astype(np.int64)
                                                          - CODE_OFFSET)
     assert np.array_equal(Int8Matrix._dots(codes, query), expected.astype(np.float32))
+
+
+def test_a_pool_larger_than_the_candidates_has_only_its_int8_nearest_scored(tmp_path,
+                                                                            monkeypatch):
+    """A filtered pool of at most ``candidates`` memories is scored whole (exact search);
+    from a larger one only the int8 scan's ``rescored(depth)`` nearest are read and scored
+    exactly (each read walks its float block's overflow chain), and on i.i.d. random vectors,
+    the worst case, they still hold the exact ten nearest."""
+    import ramem_local.store.float_blocks as float_blocks
+    from ramem_local.store.memories import rescored
+
+    store, ids, vectors = random_bank(tmp_path, n=600)
+    scored: list[int] = []
+    read_at_slots = float_blocks.FloatPlaces.vectors
+
+    def counted(places, db, memory_ids, dimension):
+        scored.append(len(memory_ids))
+        return read_at_slots(places, db, memory_ids, dimension)
+
+    monkeypatch.setattr(float_blocks.FloatPlaces, "vectors", counted)
+    queries = unit_rows(np.random.default_rng(8), 10, WIDE)
+    for query in queries:
+        exact = [ids[i] for i in np.argsort(-(vectors @ query), kind="stable")[:10]]
+        assert dense_ids(store, query, "int8", candidates=200) == exact
+        assert dense_ids(store, query, "int8", candidates=600) == exact
+    assert scored == [rescored(25), 600] * len(queries)
+    assert rescored(25) == 50 and rescored(40) == 80

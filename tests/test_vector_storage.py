@@ -1,5 +1,5 @@
-"""Each vector stored once (the float table) plus its int8 codes, kept in blocks that a new
-process reads in one go: blocks follow every write, banks of the older layouts (vec0 floats,
+"""Each vector stored once (float blocks) plus its int8 codes (int8 blocks, which a new
+process reads in one go): both follow every write, banks of the older layouts (vec0 floats,
 a float table, sign bits, a row of codes a memory) migrate with the same search results, and
 the bytes a memory costs stay under a bound set by the dimension."""
 
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ramem_local.store import Store
+from ramem_local.store.float_blocks import FLOAT_BLOCK_SIZE
 from ramem_local.store.int8_blocks import BLOCK_SIZE
 from ramem_local.store.int8_matrix import quantise
 from ramem_local.store.schema import MIGRATIONS, VEC_METADATA_COLUMNS
@@ -53,14 +54,37 @@ def vector_bank(path: Path, n: int, dim: int, seed: int = 0
     return store, ids, vectors
 
 
-def rewind_to_vec0_floats(path: Path) -> None:
-    """Turn a bank into one written before m005: its vectors in the vec0 float table only,
-    m005, m007 and m010 not applied. Opening it runs them: m005 and m007 build the layout of
-    m009 (four copies), m010 the one of today."""
+def rewind_to_m010(path: Path, vectors: dict[int, np.ndarray]) -> None:
+    """Turn a bank into one of schema m010: its float vectors in ``memories_float``, a row a
+    memory, m011 not applied. Opening it runs m011."""
     store = Store.open(path)
-    dimension = store.embedder_fingerprint().dimension
     with store.atomic():
         store.db.execute(
+            """
+            CREATE TABLE memories_float (memory_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL);
+            DROP TABLE float_blocks;
+            DROP TABLE float_block_ranges;
+            DELETE FROM schema_migrations WHERE name = 'm011_float_vectors_in_blocks';
+            """)
+        store.db.executemany("INSERT INTO memories_float(memory_id, embedding) VALUES (?, ?)",
+                             [(i, v.astype(np.float32).tobytes()) for i, v in vectors.items()])
+    store.close()
+
+
+def rewind_to_vec0_floats(path: Path, vectors: dict[int, np.ndarray]) -> None:
+    """Turn a bank into one written before m005: its vectors in the vec0 float table only,
+    m005, m007, m010 and m011 not applied. Opening it runs them: m005 and m007 build the
+    layout of m009 (four copies), m010 the one of m010, m011 the one of today."""
+    rewind_to_m010(path, vectors)
+    import apsw
+    import sqlite_vec
+
+    db = apsw.Connection(str(path))
+    db.enable_load_extension(True)
+    db.load_extension(sqlite_vec.loadable_path())
+    dimension = len(next(iter(vectors.values())))
+    with db:
+        db.execute(
             f"""
             CREATE VIRTUAL TABLE memories_vec USING vec0(
                 memory_id INTEGER PRIMARY KEY,
@@ -79,14 +103,14 @@ def rewind_to_vec0_floats(path: Path) -> None:
             WHERE name IN ('m005_binary_index', 'm007_int8_codes', 'm010_vectors_stored_once');
             """
         )
-    store.close()
+    db.close()
 
 
-def open_at_m009(path: Path, monkeypatch) -> Store:
-    """Open the bank with the migrations up to m009 only (the previous schema version)."""
+def open_without(path: Path, monkeypatch, *names: str) -> Store:
+    """Open the bank with the migrations but these (an older schema version)."""
     import ramem_local.store.bank as bank_module
 
-    older = [m for m in MIGRATIONS if m.__name__ != "m010_vectors_stored_once"]
+    older = [m for m in MIGRATIONS if m.__name__ not in names]
     monkeypatch.setattr("ramem_local.store.schema.MIGRATIONS", older)
     monkeypatch.setattr(bank_module, "MIGRATIONS", older)
     store = Store.open(path)
@@ -115,15 +139,45 @@ def searches(store: Store, vectors: np.ndarray) -> dict:
     return out
 
 
-def test_a_bank_of_the_previous_schema_migrates_with_the_same_codes_and_results(
+def stored_floats(store: Store, ids: list[int]) -> dict[int, bytes]:
+    return {i: v.tobytes() for i, v in store.vectors_of(ids).items()}
+
+
+def test_an_m010_bank_migrates_to_float_blocks_with_the_same_vectors_and_results(
         tmp_path, monkeypatch):
+    path = tmp_path / "bank.db"
+    store, ids, vectors = vector_bank(path, 3 * FLOAT_BLOCK_SIZE + 5, 24)
+    expected = searches(store, vectors)
+    codes = store.db.execute("SELECT * FROM int8_blocks ORDER BY id").fetchall()
+    store.close()
+
+    rewind_to_m010(path, dict(zip(ids, vectors, strict=True)))
+    old = open_without(path, monkeypatch, "m011_float_vectors_in_blocks")
+    assert "memories_float" in table_names(old) and "float_blocks" not in table_names(old)
+    assert old.db.execute("SELECT count(*) FROM memories_float").fetchone()[0] == len(ids)
+    old.close()
+
+    upgraded = Store.open(path)
+    assert upgraded.schema_version == len(MIGRATIONS)
+    assert "memories_float" not in table_names(upgraded)
+    assert stored_floats(upgraded, ids) == {i: v.tobytes() for i, v in zip(ids, vectors,
+                                                                             strict=True)}
+    blocks = upgraded.db.execute("SELECT count FROM float_blocks ORDER BY id").fetchall()
+    assert [count for (count,) in blocks] == [FLOAT_BLOCK_SIZE] * 3 + [5], "filled in order"
+    assert upgraded.db.execute("SELECT * FROM int8_blocks ORDER BY id").fetchall() == codes
+    assert searches(upgraded, vectors) == expected
+    assert upgraded.integrity_check() == ["ok"]
+
+
+def test_a_bank_of_m009_migrates_with_the_same_codes_and_results(tmp_path, monkeypatch):
     path = tmp_path / "bank.db"
     store, ids, vectors = vector_bank(path, 700, 48)
     expected = searches(store, vectors)
     store.close()
 
-    rewind_to_vec0_floats(path)
-    old = open_at_m009(path, monkeypatch)
+    rewind_to_vec0_floats(path, dict(zip(ids, vectors, strict=True)))
+    old = open_without(path, monkeypatch, "m010_vectors_stored_once",
+                       "m011_float_vectors_in_blocks")
     assert set(OLD_VECTOR_TABLES) <= table_names(old) and "int8_blocks" not in table_names(old)
     assert all(old.db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] == len(ids)
                for t in OLD_VECTOR_TABLES)
@@ -135,11 +189,11 @@ def test_a_bank_of_the_previous_schema_migrates_with_the_same_codes_and_results(
     upgraded = Store.open(path)
     assert upgraded.schema_version == len(MIGRATIONS)
     names = table_names(upgraded)
-    assert {"memories_float", "int8_blocks"} <= names
-    assert not names & {"memories_vec", "memories_bin", "memories_int8"}, "the copies are gone"
+    assert {"float_blocks", "int8_blocks"} <= names
+    assert not names & set(OLD_VECTOR_TABLES), "the copies are gone"
     assert not any(name.startswith(("memories_vec_", "memories_bin_")) for name in names)
-    floats = dict(upgraded.db.execute("SELECT memory_id, embedding FROM memories_float"))
-    assert floats == {i: v.tobytes() for i, v in zip(ids, vectors, strict=True)}
+    assert stored_floats(upgraded, ids) == {i: v.tobytes() for i, v in zip(ids, vectors,
+                                                                             strict=True)}
     matrix = upgraded.int8_matrix()
     assert matrix.ids.tolist() == [row[0] for row in old_codes] == ids
     assert np.array_equal(np.column_stack([matrix.conversation_ids, matrix.is_turn,
@@ -150,6 +204,32 @@ def test_a_bank_of_the_previous_schema_migrates_with_the_same_codes_and_results(
     assert np.array_equal(matrix.codes, quantise(vectors)[1])
     assert searches(upgraded, vectors) == expected
     assert upgraded.integrity_check() == ["ok"]
+
+
+@pytest.mark.parametrize("small_batches", [False, True])
+def test_the_exact_list_is_the_brute_force_ranking_inside_the_filters(tmp_path, monkeypatch,
+                                                                      small_batches):
+    """The exact path against a ranking computed here from the vectors the test stored:
+    every memory inside the filters (here: no turns; a 30-day range), by cosine distance.
+    With small batches the scan reads every block's ids (not the R*Tree) and scores the
+    vectors a few at a time, as at 100k memories."""
+    if small_batches:
+        monkeypatch.setattr("ramem_local.store.float_blocks.SCORED_AT_ONCE", 7)
+        monkeypatch.setattr("ramem_local.store.float_blocks.LOOKUPS_AT_MOST", 5)
+    store, ids, vectors = vector_bank(tmp_path / "bank.db", 200, 32)
+    query = vectors[3] * 0.6 + vectors[150] * 0.4
+    distances = 1 - (vectors @ query) / np.linalg.norm(query)
+    facts = [i for i in range(len(ids)) if i % 3 != 0]  # every third memory is a turn
+    rows = store.content_candidates(query_vector=query, fts_query=None, depth=25, limit=10,
+                                    dense_index="exact", exclude_turns=True)
+    assert [r.id for r in rows] == [ids[i] for i in sorted(facts, key=distances.__getitem__)[:10]]
+    raw = TimeRange(100 * DAY, 130 * DAY)
+    inside = range(100, 130)  # memory i's session is day i: inside the range, tier 0
+    rows = store.session_overlap_candidates(
+        query_vector=query, fts_query=None, raw_range=raw, wide_range=raw, depth=25, limit=10,
+        dense_index="exact")
+    assert [r.id for r in rows] == [ids[i] for i in sorted(inside, key=distances.__getitem__)
+                                    [:10]]
 
 
 def expected_codes(vectors: dict[int, np.ndarray]) -> tuple[list[int], np.ndarray]:
@@ -193,8 +273,64 @@ def test_the_blocks_follow_appends_deletes_replacements_and_episode_changes(tmp_
     assert episodes[ids[2]] == [2 * DAY, 3 * DAY, 2 * DAY, 3 * DAY]
     turns = dict(zip(matrix.ids.tolist(), matrix.is_turn.tolist(), strict=True))
     assert turns[ids[0]] and not turns[ids[1]]
+
+    float_blocks = fresh.db.execute(
+        "SELECT count, memory_ids FROM float_blocks ORDER BY id").fetchall()
+    assert all(0 < count <= FLOAT_BLOCK_SIZE for count, _ in float_blocks)
+    in_blocks = np.concatenate([np.frombuffer(ids_blob, np.int64) for _, ids_blob in float_blocks])
+    assert sorted(in_blocks.tolist()) == sorted(stored), "each vector once, the deleted gone"
+    assert fresh.vector_count() == len(stored)
+    assert_ranges_mirrored(fresh)
+    assert stored_floats(fresh, list(stored) + gone) == {
+        i: v.astype(np.float32).tobytes() for i, v in stored.items()}
+    with fresh.db:  # the places a search reads its candidates at follow the same writes
+        at_places = fresh._float_places().vectors(fresh.db, np.array(list(stored) + gone), dim)
+    assert {i: v.tobytes() for i, v in zip(at_places.ids.tolist(), at_places.vectors,
+                                           strict=True)} == {
+        i: v.astype(np.float32).tobytes() for i, v in stored.items()}
     mean = np.mean([v / np.linalg.norm(v) for v in stored.values()], axis=0)
-    assert np.allclose(fresh.mean_vector(), mean, atol=1e-5), "the sum follows every write"
+    assert np.allclose(fresh.mean_vector(), mean, atol=1e-5), "the sum follows the blocks"
+
+
+def assert_ranges_mirrored(store: Store) -> None:
+    """The R*Tree the rescoring looks blocks up in holds each block's range, and no more."""
+    blocks = store.db.execute(
+        "SELECT id, first_memory_id, last_memory_id FROM float_blocks ORDER BY id").fetchall()
+    assert blocks == store.db.execute(
+        "SELECT id, first_memory_id, last_memory_id FROM float_block_ranges ORDER BY id"
+    ).fetchall()
+
+
+def test_a_partly_filled_float_block_is_filled_first(tmp_path):
+    store, ids, vectors = vector_bank(tmp_path / "bank.db", FLOAT_BLOCK_SIZE + 3, 8)
+    counts = [c for (c,) in store.db.execute("SELECT count FROM float_blocks ORDER BY id")]
+    assert counts == [FLOAT_BLOCK_SIZE, 3]
+    more = add_memories(store, 500, FLOAT_BLOCK_SIZE, conversation="more")
+    more_vectors = unit_rows(np.random.default_rng(5), len(more), 8)
+    store.add_vectors(more, more_vectors)
+    counts = [c for (c,) in store.db.execute("SELECT count FROM float_blocks ORDER BY id")]
+    assert counts == [FLOAT_BLOCK_SIZE, FLOAT_BLOCK_SIZE, 3]
+    everything = dict(zip(ids + more, np.concatenate([vectors, more_vectors]), strict=True))
+    assert stored_floats(Store.open(tmp_path / "bank.db"), list(everything)) == {
+        i: v.tobytes() for i, v in everything.items()}
+
+
+def test_another_processs_vectors_are_found_and_rescored(tmp_path):
+    """The map of which block holds a vector follows writes made through another
+    connection (``vectors_generation``), as the int8 matrix does."""
+    store, ids, vectors = vector_bank(tmp_path / "bank.db", 40, 8)
+    probe = unit_rows(np.random.default_rng(9), 1, 8)[0]
+    before = store.content_candidates(query_vector=probe, fts_query=None, depth=5, limit=5,
+                                      dense_index="int8")
+    other = Store.open(tmp_path / "bank.db")
+    [new_id] = add_memories(other, 900, 1, conversation="other")
+    other.add_vectors([new_id], probe[None, :])
+    assert other.delete_memory(before[0].id)
+    other.close()
+    after = store.content_candidates(query_vector=probe, fts_query=None, depth=5, limit=5,
+                                     dense_index="int8")
+    assert after[0].id == new_id and before[0].id not in {r.id for r in after}
+    assert store.vectors_of([new_id])[new_id].tobytes() == probe.astype(np.float32).tobytes()
 
 
 def test_codes_added_out_of_id_order_are_read_in_id_order(tmp_path):
@@ -205,9 +341,20 @@ def test_codes_added_out_of_id_order_are_read_in_id_order(tmp_path):
     late = ids[:BLOCK_SIZE + 1]
     store.add_vectors(ids[BLOCK_SIZE + 1:], vectors[BLOCK_SIZE + 1:])
     store.add_vectors(late, vectors[:BLOCK_SIZE + 1])  # older memories get vectors later
-    matrix = Store.open(tmp_path / "bank.db").int8_matrix()
+    fresh = Store.open(tmp_path / "bank.db")
+    matrix = fresh.int8_matrix()
     assert matrix.ids.tolist() == ids
     assert np.array_equal(matrix.codes, quantise(vectors)[1])
+    ranges = fresh.db.execute("SELECT first_memory_id, last_memory_id FROM float_blocks "
+                              "ORDER BY first_memory_id").fetchall()
+    assert any(a[1] >= b[0] for a, b in zip(ranges, ranges[1:], strict=False)), \
+        "control: ranges overlap"
+    assert_ranges_mirrored(fresh)
+    assert stored_floats(fresh, ids) == {i: v.tobytes() for i, v in zip(ids, vectors,
+                                                                         strict=True)}
+    exact = fresh.content_candidates(query_vector=vectors[7], fts_query=None, depth=5,
+                                     limit=5, dense_index="exact")
+    assert exact[0].id == ids[7]
 
 
 def test_a_new_process_reads_every_block_and_leaves_the_file_unmapped(tmp_path):
@@ -247,14 +394,16 @@ def test_vectors_of_another_dimension_are_refused(tmp_path):
 
 @pytest.mark.parametrize("dim", [384, 1024])
 def test_a_memory_costs_its_float_vector_its_codes_and_little_more(tmp_path, dim):
-    """Bound: 4·d bytes of float vector + d of codes + 700. The 700 are the float row's page
-    share beyond its bytes (a 4 kB page holds two 384-d rows; a 1024-d vector spills 3.6 kB to
-    an overflow page and leaves ~490 B on its leaf) and the block's 45 B of ids, filter
-    columns and scale a memory. The four copies before m010 cost 10.4 kB at 1024-d."""
+    """Bound: 4·d bytes of float vector + d of codes + 45 (the int8 block's ids, filter
+    columns and scale a memory) + 8 (the float block's id) + 60 of page slack. A float row
+    a memory (m010) cost ~490 B of slack at 1024-d: 4 kB pages cannot hold a 4,096-byte row;
+    blocks of 16 vectors spill to whole overflow pages. The four copies before m010 cost
+    10.4 kB at 1024-d."""
     n = 1500
     store, _, _ = vector_bank(tmp_path / "bank.db", n, dim)
     pages = dict(store.db.execute(
-        "SELECT name, sum(pgsize) FROM dbstat WHERE name IN ('memories_float', 'int8_blocks') "
-        "GROUP BY name"))
-    assert sum(pages.values()) / n <= 5 * dim + 700, pages
+        "SELECT name, sum(pgsize) FROM dbstat "
+        "WHERE name IN ('float_blocks', 'float_blocks_last', 'int8_blocks') GROUP BY name"))
+    assert sum(pages.values()) / n <= 5 * dim + 45 + 8 + 60, pages
+    assert pages["float_blocks"] / n <= 4 * dim + 8 + 60, "the vectors are stored densely"
     assert pages["int8_blocks"] / n <= dim * 1.05 + 45, "the codes are stored densely"

@@ -42,8 +42,13 @@ class SearchTuning:
             parts.append("missing ranks filled")
         if not self.drop_repeated_turns:
             parts.append("turns beside their extracted memory kept")
-        dense = ("dense exact" if self.dense_index == "exact"
-                 else f"dense {self.dense_index} ({self.candidates} rescored)")
+        if self.dense_index == "exact":
+            dense = "dense exact"
+        elif self.dense_index == "int8":  # what the store scores exactly (README)
+            dense = (f"dense int8 (pools up to {self.candidates} whole, else the "
+                     "max(2 x depth, 50) nearest rescored)")
+        else:
+            dense = f"dense {self.dense_index} ({self.candidates} rescored)"
         parts.append(dense + (", centred query" if self.centre_query else ", raw query"))
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")

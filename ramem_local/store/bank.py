@@ -38,6 +38,7 @@ from .sqlite_errors import (
 )
 
 if TYPE_CHECKING:  # numpy loads with the first search, not for `ramem --help`
+    from .float_blocks import FloatPlaces
     from .int8_matrix import Int8Matrix
 
 BANK_MARKER = "ramem-bank"
@@ -73,6 +74,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         # is refused by atomic() with a BankError that says so.
         self.read_only = read_only
         self._int8_matrix: Int8Matrix | None = None  # read by the first search
+        self._float_places_cache: FloatPlaces | None = None  # read by the first search
 
     # ---------------------------------------------------------------- opening
     @classmethod
@@ -240,7 +242,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         return EmbedderFingerprint(**json.loads(raw)) if raw else None
 
     def has_vectors(self) -> bool:
-        return self._table_exists("memories_float")
+        return self._table_exists("float_blocks")
 
     def bind_embedder(self, fingerprint: EmbedderFingerprint) -> None:
         """Record the bank's embedder, or refuse one that differs from the recorded one."""
@@ -260,7 +262,8 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
     def drop_vectors(self) -> None:
         """Forget the embedder and every vector (for reindexing with another model)."""
         with self.atomic():
-            self.db.execute("DROP TABLE IF EXISTS memories_float")
+            self.db.execute("DROP TABLE IF EXISTS float_blocks")  # and its triggers
+            self.db.execute("DROP TABLE IF EXISTS float_block_ranges")
             self.db.execute("DROP TABLE IF EXISTS int8_blocks")
             self.db.execute("DELETE FROM vector_sum")
             self.delete_meta("embedder")

@@ -6,14 +6,15 @@ scan keeps too little of a vector: on i.i.d. random vectors only 20-28% of the e
 are among the 200 nearest by Hamming distance (``results/bench-scale.txt``). An embedder whose
 dimensions carry a constant offset can also leave many sign bits the same in every vector.
 
-So besides its float vector (``memories_float``, the one float copy: exact rescoring and the
-exact scan read it) the bank stores each vector as int8 codes with one scale per vector
+So besides its float vector (``float_blocks``, the one float copy: the candidates' exact
+distances are computed from it) the bank stores each vector as int8 codes with one scale per vector
 (``int8_blocks``: D + 45 bytes, the sign of every component and 7 bits of its size, with the
 columns the filters need), and a process reads them once into one matrix. A query
 multiplies it by the quantised query with onnxruntime's integer matrix product (numpy has no
 int8 BLAS: its integer product is slower than its float product over 4× the bytes), takes the
-``candidates`` best and hands their ids to SQL, which rescores them exactly from the float
-vectors and fuses them with BM25 there. ``dense_index="binary"`` ranks by Hamming distance
+``candidates`` best and reads their float vectors from their blocks (``float_blocks``) for SQL,
+which rescores them exactly (sqlite-vec), filters them again and fuses them with BM25 there.
+``dense_index="binary"`` ranks by Hamming distance
 of the codes' signs instead (the sign-bit index the bank kept until m010, now built in RAM from
 the codes: no faster than int8 since the codes load in one read; kept for comparison).
 
@@ -108,12 +109,13 @@ class Int8Matrix:
     def nearest(self, query: np.ndarray, count: int, *, conversation_id: int | None = None,
                 exclude_turns: bool = False, overlapping: TimeRange | None = None,
                 session_started_by: int | None = None, by_sign_bits: bool = False,
-                ) -> list[int]:
-        """The ids of the ``count`` memories nearest ``query`` by quantised cosine (with
-        ``by_sign_bits``: by Hamming distance of the codes' signs), among those
-        the filters let through (in no particular order: SQL applies the filters again,
-        rescores the candidates exactly and keeps the closest). ``overlapping``: only memories
-        whose session span or event range overlaps it (the session-overlap filter);
+                larger_pool_keeps: int | None = None) -> list[int]:
+        """The ids of the memories the filters let through when they are at most ``count``
+        (the whole pool), else of the ``count`` nearest ``query`` by quantised cosine (with
+        ``by_sign_bits``: by Hamming distance of the codes' signs), or only the
+        ``larger_pool_keeps`` nearest when given; in no particular order. The caller scores
+        them exactly; SQL applies the filters again. ``overlapping``: only memories whose
+        session span or event range overlaps it (the session-overlap filter);
         ``session_started_by``: only memories whose session started by then (the as-of cut,
         whose exact test is in SQL)."""
         pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, overlapping,
@@ -125,7 +127,8 @@ class Int8Matrix:
         else:
             codes = self.codes if len(pool) == len(self) else self.codes[pool]
             scores = self._dots(codes, query) * self.scales[pool]
-        best = np.argpartition(-scores, count - 1)[:count]
+        kept = min(count, larger_pool_keeps or count)
+        best = np.argpartition(-scores, kept - 1)[:kept]
         return self.ids[pool[best]].tolist()
 
     def _allowed(self, conversation_id: int | None, exclude_turns: bool,

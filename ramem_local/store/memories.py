@@ -25,6 +25,7 @@ from .schema import NEIGHBOURS_AROUND, REFRESH_NEIGHBOURS
 if TYPE_CHECKING:  # numpy is imported when a vector is stored: `ramem --help` does not need it
     import numpy as np
 
+    from .float_blocks import FloatPlaces
     from .int8_matrix import Int8Matrix
 
 
@@ -58,6 +59,18 @@ def vector_blob(vector: np.ndarray) -> bytes:
 
 
 
+# How many of the int8 scan's nearest are scored exactly when the filtered pool is larger than
+# ``candidates`` (a smaller pool is scored whole): twice the dense list's depth, at least 50.
+# Each costs a read of its float vector from its block (``float_blocks``); the int8 ranking
+# misplaces a vector by far less than the gap between the 25th and the 50th nearest (dense
+# recall@10 equals exact search's: ``results/bench-scale.txt``).
+RESCORED_AT_LEAST = 50
+
+
+def rescored(depth: int) -> int:
+    return max(2 * depth, RESCORED_AT_LEAST)
+
+
 INSERT_MEMORY = """
 INSERT INTO memories(conversation_id, kind, content, keywords, persons, entities, location, topic,
                      language, session_start, session_end, event_start, event_end, dedup_key,
@@ -81,6 +94,7 @@ class MemoryTables(StorePart):
     """The SQL of memories, vectors, FTS and the retrieval statements (a part of ``Store``)."""
 
     _int8_matrix: Int8Matrix | None
+    _float_places_cache: FloatPlaces | None
 
     # --------------------------------------------------------------- memories
     def add_memory(self, record: MemoryRecord, dedup_key: str, conversation_id: int, *,
@@ -158,61 +172,45 @@ class MemoryTables(StorePart):
                 (ids_json,),
             )
         }
-        # A replaced vector leaves the sum before its successor joins it (the mean would
-        # otherwise count both: ``centred_query`` takes a drifting direction off the query).
-        replaced = self._float_vectors(ids_json)
-        self._add_to_vector_sum(replaced, sign=-1)
-        self.db.executemany(
-            "INSERT OR REPLACE INTO memories_float(memory_id, embedding) VALUES (?, ?)",
-            [(memory_id, vector_blob(vector))
-             for memory_id, vector in zip(memory_ids, vectors, strict=True)],
-        )
+        import numpy as np
+
+        from .float_blocks import FloatRows, append_vectors, remove_vectors
+        from .int8_blocks import CodeRows, append_codes, remove_codes
+        from .int8_matrix import quantise
+
+        dimension = fingerprint.dimension
+        # a replaced vector: the old one goes, from the blocks and from the sum
+        self._add_to_vector_sum(remove_vectors(self.db, ids_json, dimension), sign=-1)
+        append_vectors(self.db, FloatRows(np.asarray(memory_ids, dtype=np.int64),
+                                          np.asarray(vectors, dtype=np.float32)), dimension)
         self._add_to_vector_sum(vectors, sign=1)
-        if self.has_int8_codes():
-            import numpy as np
-
-            from .int8_blocks import CodeRows, append_codes, remove_codes
-            from .int8_matrix import quantise
-
-            if replaced is not None:
-                remove_codes(self.db, ids_json, fingerprint.dimension)
-            columns = np.array([(memory_id, spans[memory_id][0], spans[memory_id][1] == "turn",
-                                 *_vec_episode(*spans[memory_id][2:]))
-                                for memory_id in memory_ids], dtype=np.int64)
-            scales, codes = quantise(vectors)
-            append_codes(self.db, CodeRows(
-                ids=columns[:, 0], conversation_ids=columns[:, 1],
-                is_turn=columns[:, 2].astype(bool), episodes=columns[:, 3:7],
-                scales=scales, codes=codes), fingerprint.dimension)
+        remove_codes(self.db, ids_json, dimension)
+        columns = np.array([(memory_id, spans[memory_id][0], spans[memory_id][1] == "turn",
+                             *_vec_episode(*spans[memory_id][2:]))
+                            for memory_id in memory_ids], dtype=np.int64)
+        scales, codes = quantise(vectors)
+        append_codes(self.db, CodeRows(
+            ids=columns[:, 0], conversation_ids=columns[:, 1],
+            is_turn=columns[:, 2].astype(bool), episodes=columns[:, 3:7],
+            scales=scales, codes=codes), dimension)
         self._vectors_changed()
 
     def _delete_vectors(self, memory_ids_json: str) -> None:
         """Remove these memories (a JSON array of ids) from every vector table."""
         if not self.has_vectors():
             return
-        self._add_to_vector_sum(self._float_vectors(memory_ids_json), sign=-1)
-        self.db.execute("DELETE FROM memories_float "
-                        "WHERE memory_id IN (SELECT value FROM json_each(?))",
-                        (memory_ids_json,))
-        if self.has_int8_codes():
-            from .int8_blocks import remove_codes
+        from .float_blocks import remove_vectors
+        from .int8_blocks import remove_codes
 
-            remove_codes(self.db, memory_ids_json, self._dimension())
+        self._add_to_vector_sum(remove_vectors(self.db, memory_ids_json, self._dimension()),
+                                sign=-1)
+        remove_codes(self.db, memory_ids_json, self._dimension())
         self._vectors_changed()
 
     def _dimension(self) -> int:
         fingerprint = self.embedder_fingerprint()
         assert fingerprint is not None, "vectors without a bound embedder"
         return fingerprint.dimension
-
-    def _float_vectors(self, memory_ids_json: str) -> np.ndarray | None:
-        """The stored vectors of these memories (a JSON array of ids), None when none."""
-        import numpy as np
-
-        blobs = [row[0] for row in self.db.execute(
-            "SELECT embedding FROM memories_float "
-            "WHERE memory_id IN (SELECT value FROM json_each(?))", (memory_ids_json,))]
-        return np.stack([np.frombuffer(b, dtype=np.float32) for b in blobs]) if blobs else None
 
     def _add_to_vector_sum(self, vectors: np.ndarray | None, *, sign: int) -> None:
         """Add (sign 1) or take away (sign -1) these vectors' directions from ``vector_sum``."""
@@ -269,6 +267,17 @@ class MemoryTables(StorePart):
             matrix = cached
         return matrix
 
+    def _float_places(self) -> FloatPlaces:
+        """Where each float vector is (``float_blocks.FloatPlaces``), read again whenever the
+        vectors changed since; call inside a read transaction."""
+        from .float_blocks import FloatPlaces
+
+        generation = self.get_meta("vectors_generation")
+        if self._float_places_cache is None or \
+                self._float_places_cache.generation != generation:
+            self._float_places_cache = FloatPlaces.load(self.db, generation)
+        return self._float_places_cache
+
     def _mirror_episodes_to_vectors(self, changed: Sequence[tuple]) -> None:
         """Copy changed ``(id, session_start, session_end, event_start, event_end)`` rows of
         ``memories`` into the int8 blocks' episode columns."""
@@ -283,20 +292,25 @@ class MemoryTables(StorePart):
     def memories_without_vectors(self, limit: int = 1000) -> list[tuple[int, str]]:
         if not self.has_vectors():
             return []
+        from .float_blocks import memory_ids_with_vectors
+
+        with_vectors = json.dumps(memory_ids_with_vectors(self.db).tolist())
         rows = self.db.execute(
             """
             SELECT m.id, m.content FROM memories m
-            WHERE m.id NOT IN (SELECT memory_id FROM memories_float)
+            WHERE m.id NOT IN (SELECT value FROM json_each(?))
             ORDER BY m.id LIMIT ?
             """,
-            (limit,),
+            (with_vectors, limit),
         )
         return list(rows)
 
     def vector_count(self) -> int:
         if not self.has_vectors():
             return 0
-        return one_row(self.db.execute("SELECT count(*) FROM memories_float"))[0]
+        from .float_blocks import vector_count
+
+        return vector_count(self.db)
 
     def memory_count(self) -> int:
         return one_row(self.db.execute("SELECT count(*) FROM memories"))[0]
@@ -407,29 +421,28 @@ class MemoryTables(StorePart):
         written_by: int | None = None,
     ) -> list[RankedRow]:
         """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
-        ``dense_index="int8"`` draws ``candidates`` memories from the in-RAM scan of the int8
-        codes (``int8_matrix``), ``"binary"`` by Hamming distance of their signs; both are
-        rescored exactly in SQL (``retrieval_sql``). ``"exact"`` scans every float vector."""
+        ``dense_index="int8"`` draws the ``rescored(depth)`` nearest memories from the in-RAM
+        scan of the int8 codes (``int8_matrix``), ``"binary"`` the ``candidates`` nearest by
+        Hamming distance of their signs (a pool of at most ``candidates``: all of it); their
+        float vectors are read from their blocks and SQL scores them exactly (sqlite-vec),
+        filters and fuses them (``_dense_candidates``, ``retrieval_sql``). ``"exact"`` scores
+        every float vector inside the filters in RAM and hands SQL the closest."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
             return []
-        index = self._usable_index(dense_index)
-        candidates = max(candidates, depth)
-        int8_candidates = self._int8_candidates(
-            query_vector if with_dense and index != "exact" else None, candidates,
-            conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by,
-            by_sign_bits=index == "binary")
         sql = content_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            dense_index=index, written_by=written_by is not None,
+            dense_index=dense_index, written_by=written_by is not None,
         )
+        dense = self._dense_candidates(
+            query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
+            conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by)
         return self._ranked_rows(sql, {
-            "qvec": vector_blob(query_vector) if with_dense and query_vector is not None else None,
+            **self._dense_params(query_vector, dense),
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
-            "int8_candidates": int8_candidates,
+            "depth": depth, "limit": limit, "kappa": kappa,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "written_by": written_by,
         })
@@ -461,23 +474,20 @@ class MemoryTables(StorePart):
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
             return []
-        index = self._usable_index(dense_index)
-        candidates = max(candidates, depth)
-        int8_candidates = self._int8_candidates(
-            query_vector if with_dense and index != "exact" else None, candidates,
-            conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=wide_range, written_by=written_by, by_sign_bits=index == "binary")
         sql = session_overlap_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            fill_missing_ranks=fill_missing_ranks, dense_index=index,
+            fill_missing_ranks=fill_missing_ranks, dense_index=dense_index,
             written_by=written_by is not None,
         )
+        dense = self._dense_candidates(
+            query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
+            conversation_id=conversation_id, exclude_turns=exclude_turns,
+            overlapping=wide_range, written_by=written_by)
         return self._ranked_rows(sql, {
-            "qvec": vector_blob(query_vector) if with_dense and query_vector is not None else None,
+            **self._dense_params(query_vector, dense),
             "fts": lexical_query(fts_query, neighbour_weight),
-            "depth": depth, "limit": limit, "kappa": kappa, "candidates": candidates,
-            "int8_candidates": int8_candidates,
+            "depth": depth, "limit": limit, "kappa": kappa,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "event_time_first": int(event_time_first), "written_by": written_by,
             **_range_params(raw_range, wide_range),
@@ -556,29 +566,87 @@ class MemoryTables(StorePart):
         """The stored vectors of these memories, by id (memories without one are left out)."""
         import numpy as np
 
-        return {row[0]: np.frombuffer(row[1], dtype=np.float32) for row in self.db.execute(
-            "SELECT memory_id, embedding FROM memories_float "
-            "WHERE memory_id IN (SELECT value FROM json_each(?))", (json.dumps(list(memory_ids)),))}
+        from .float_blocks import vectors_of
 
-    def _int8_candidates(self, query_vector: np.ndarray | None, count: int, *,
-                         conversation_id: int | None, exclude_turns: bool,
-                         overlapping: TimeRange | None = None,
-                         written_by: int | None = None, by_sign_bits: bool = False,
-                         ) -> str | None:
-        """The ``:int8_candidates`` parameter: a JSON array of the ids the in-RAM scan found
-        (None without a query vector: the statement has no int8 dense list then)."""
+        if not self.has_vectors():
+            return {}
+        rows = vectors_of(self.db, np.asarray(memory_ids, dtype=np.int64),
+                          self._dimension())
+        return dict(zip(rows.ids.tolist(), rows.vectors, strict=True))
+
+    def _dense_candidates(self, query_vector: np.ndarray | None, dense_index: str,
+                          count: int, depth: int, *, conversation_id: int | None,
+                          exclude_turns: bool, overlapping: TimeRange | None = None,
+                          written_by: int | None = None) -> tuple[str, bytes] | None:
+        """The ``:dense_candidates`` (a JSON array of [memory id, row]) and ``:dense_vectors``
+        (their float32 vectors, a row each) parameters: the memories the in-RAM scan lets
+        through its filters whose exact cosine distance the statement computes (sqlite-vec).
+        A pool of at most ``count`` is taken whole (exact search); from a larger one the
+        nearest by int8 codes, the ``rescored(depth)`` nearest (``"int8"``), or the ``count``
+        nearest by Hamming distance of the codes' signs (``"binary"``), each vector read at
+        its known slot; with ``dense_index="exact"`` the ``count`` closest of the whole pool
+        (``_closest_exactly``). None without a query vector."""
         if query_vector is None:
             return None
-        return json.dumps(self.int8_matrix().nearest(
-            query_vector, count, conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=overlapping, session_started_by=written_by, by_sign_bits=by_sign_bits))
+        import numpy as np
 
-    def _usable_index(self, dense_index: str) -> str:
-        """The index asked for when the bank has its codes (every bank with vectors: older
-        banks are migrated on open), else the exact scan."""
-        if dense_index in ("int8", "binary") and self.has_int8_codes():
-            return dense_index
-        return "exact"
+        from .float_blocks import vectors_of
+
+        matrix = self.int8_matrix()
+        ids = np.asarray(matrix.nearest(
+            query_vector, len(matrix) if dense_index == "exact" else count,
+            conversation_id=conversation_id, exclude_turns=exclude_turns,
+            overlapping=overlapping, session_started_by=written_by,
+            by_sign_bits=dense_index == "binary",
+            larger_pool_keeps=rescored(depth) if dense_index == "int8" else None),
+            dtype=np.int64)
+        dimension = self._dimension()
+        with self.db:  # one read transaction: the places and the blocks agree
+            if dense_index == "exact":
+                rows = vectors_of(self.db, self._closest_exactly(ids, query_vector, count,
+                                                                 written_by), dimension)
+            else:
+                rows = self._float_places().vectors(self.db, ids, dimension)
+        return (json.dumps([[memory_id, row] for row, memory_id in enumerate(rows.ids.tolist())]),
+                rows.vectors.tobytes())
+
+    def _dense_params(self, query_vector: np.ndarray | None,
+                      dense: tuple[str, bytes] | None) -> dict:
+        """The dense list's statement parameters (none without a dense list)."""
+        if dense is None or query_vector is None:
+            return {}
+        candidates, vectors = dense
+        return {"qvec": vector_blob(query_vector), "dense_candidates": candidates,
+                "dense_vectors": vectors, "dimension": self._dimension()}
+
+    def _closest_exactly(self, memory_ids: np.ndarray, query_vector: np.ndarray, count: int,
+                         written_by: int | None) -> np.ndarray:
+        """The exact scan: the ``count`` of these memories closest to the query by exact cosine
+        distance (computed in RAM over every block that holds one of them, as
+        ``vec_distance_cosine`` computes it); with an as-of cut, among those written by then."""
+        import numpy as np
+
+        from .float_blocks import exact_distances
+
+        scored_ids, distances = exact_distances(self.db, memory_ids, query_vector,
+                                                self._dimension())
+        if written_by is not None:
+            after = self._written_after(scored_ids, written_by)
+            keep = np.array([memory_id not in after for memory_id in scored_ids.tolist()],
+                            dtype=bool)
+            scored_ids, distances = scored_ids[keep], distances[keep]
+        return scored_ids[np.lexsort((scored_ids, distances))[:count]]
+
+    def _written_after(self, memory_ids: np.ndarray, written_by: int) -> set[int]:
+        """Which of these memories cite a turn said after ``written_by``."""
+        return {row[0] for row in self.db.execute(
+            """
+            SELECT DISTINCT wmt.memory_id
+            FROM json_each(?) AS chosen
+            CROSS JOIN memory_turns AS wmt ON wmt.memory_id = chosen.value
+            CROSS JOIN turns AS wt ON wt.id = wmt.turn_id
+            WHERE wt.timestamp > ?
+            """, (json.dumps(memory_ids.tolist()), written_by))}
 
     def _ranked_rows(self, sql: str, params: dict) -> list[RankedRow]:
         used = {name: value for name, value in params.items() if f":{name}" in sql}

@@ -13,7 +13,8 @@ Three statements, each assembled from named CTE fragments so that one statement 
 The fragments:
 
 - ``dense``   : cosine-distance ranks of the float vectors (all of them inside the filters, or
-  the candidates the int8 scan drew), restricted by the same filters as ``lexical``;
+  the candidates the int8 scan drew; distances computed in RAM and handed in as JSON),
+  restricted by the same filters as ``lexical``;
 - ``lexical`` : FTS5 BM25 ranks of a sanitised OR-query (the neighbours column, the text of the
   turns around a turn memory, weighs less than the memory's own columns);
 - ``fused``   : RRF ``Σ 1 / (κ + rank)`` over both lists; at equal score a memory both lists
@@ -36,30 +37,22 @@ from ..types import DENSE_INDEXES
 
 EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 
-# The exact path: every float vector inside the filters (``memories_float``, the bank's one
-# float copy) by cosine distance; the :depth closest are the dense list.
-DENSE_EXACT = """
+# The dense list: the exact cosine distance (sqlite-vec) of each memory of :dense_candidates, a
+# JSON array of [memory id, row], to :qvec; a candidate's float vector is row ``row`` of
+# :dense_vectors (float32 [n, :dimension], read from ``float_blocks``). The candidates are what
+# the in-RAM scan let through the same filters (``MemoryTables._dense_candidates``: the whole
+# pool when it holds at most ``candidates`` memories, exact search; else the int8 scan's nearest,
+# an approximation, README "Search at scale"), filtered again here (the scan's as-of test is
+# looser than ``WRITTEN_BY``); the :depth closest are the list.
+DENSE_SCORED = """
     SELECT * FROM (
-        SELECT f.memory_id AS id, vec_distance_cosine(f.embedding, :qvec) AS score
-        FROM memories_float AS f
-        JOIN memories AS m ON m.id = f.memory_id
-        WHERE 1 {filters}
-        ORDER BY score, id
-        LIMIT :depth
-    )"""
-
-# The int8 path (the default) and the binary path: :int8_candidates, a JSON array of memory ids
-# drawn in RAM from the int8 codes by ``int8_matrix`` (nearest among the memories the same
-# filters let through, by quantised cosine or by Hamming distance of the codes' signs), are
-# filtered again here, rescored exactly, and the :depth closest are the dense list. Exact
-# whenever the filtered pool holds at most :candidates memories; an approximation beyond
-# (README, "Search at scale").
-DENSE_INT8_RESCORED = """
-    SELECT * FROM (
-        SELECT f.memory_id AS id, vec_distance_cosine(f.embedding, :qvec) AS score
-        FROM json_each(:int8_candidates) AS c
-        JOIN memories_float AS f ON f.memory_id = c.value
-        JOIN memories AS m ON m.id = c.value
+        SELECT c.value ->> 0 AS id,
+               vec_distance_cosine(
+                   vec_slice(:dense_vectors, (c.value ->> 1) * :dimension,
+                             ((c.value ->> 1) + 1) * :dimension),
+                   :qvec) AS score
+        FROM json_each(:dense_candidates) AS c
+        JOIN memories AS m ON m.id = c.value ->> 0
         WHERE 1 {filters}
         ORDER BY score, id
         LIMIT :depth
@@ -252,8 +245,7 @@ def _fusion(
     if not with_dense:
         dense = EMPTY_RANKS
     else:
-        knn = DENSE_EXACT if dense_index == "exact" else DENSE_INT8_RESCORED
-        dense = knn.format(filters=" ".join(memory_filters))
+        dense = DENSE_SCORED.format(filters=" ".join(memory_filters))
     lexical = LEXICAL_BM25.format(filters=" ".join(memory_filters)) if with_lexical else EMPTY_RANKS
     fill = session_overlap and fill_missing_ranks
     # The dense list's exact as-of check (the int8 scan tests only the session start).

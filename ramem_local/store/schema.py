@@ -4,7 +4,7 @@ A bank is one SQLite file. ``schema_migrations`` records which migrations ran; o
 applies the missing ones in order inside one transaction. Never edit a released migration: add
 a new one.
 
-The vector tables (``memories_float``, ``int8_blocks``: :func:`create_vector_tables`) are
+The vector tables (``float_blocks``, ``int8_blocks``: :func:`create_vector_tables`) are
 created when an embedder is bound to the bank (``Store.bind_embedder``).
 """
 
@@ -306,16 +306,56 @@ VEC_METADATA_COLUMNS = """conversation_id INTEGER,
 
 
 def create_vector_tables(db: apsw.Connection) -> None:
-    """A bank's vectors, each stored once (since m010): ``memories_float``, the float vector
-    keyed by memory id (exact rescoring of candidates, the exact scan), and ``int8_blocks``,
-    the int8 codes of up to ``int8_blocks.BLOCK_SIZE`` memories a row with the columns the
-    in-RAM scan's filters need (``int8_blocks``: read in one go by a new process)."""
+    """A bank's vectors, each stored once, plus its int8 codes: ``float_blocks`` (since m011),
+    the float vectors of up to ``float_blocks.FLOAT_BLOCK_SIZE`` memories a row (exact
+    distances of the dense list's candidates, the exact scan), and ``int8_blocks`` (since
+    m010), the int8 codes of up to ``int8_blocks.BLOCK_SIZE`` memories a row with the columns
+    the in-RAM scan's filters need (read in one go by a new process)."""
+    create_float_blocks(db)
+    create_int8_blocks(db)
+
+
+def create_float_blocks(db: apsw.Connection) -> None:
+    """``float_blocks``, and ``float_block_ranges``: an R*Tree of each block's id range, kept
+    by triggers, so that a search finds the blocks of its ~200 candidates with an index lookup
+    each instead of reading every block's range (a new process's first search). Coordinates
+    are float32 there, rounded outward: a range may hold a few ids more than the block, never
+    fewer (a block read in vain finds the id absent). ``memory_ids`` precedes ``vectors``, so
+    that a row's ids lie on its leaf page. The index on ``last_memory_id`` lets a write find
+    the blocks that may hold its ids."""
     db.execute(
         """
-        CREATE TABLE IF NOT EXISTS memories_float (
-            memory_id INTEGER PRIMARY KEY,
-            embedding BLOB NOT NULL
+        CREATE TABLE IF NOT EXISTS float_blocks (
+            id               INTEGER PRIMARY KEY,
+            first_memory_id  INTEGER NOT NULL,
+            last_memory_id   INTEGER NOT NULL,
+            count            INTEGER NOT NULL,
+            memory_ids       BLOB NOT NULL,  -- int64 [count], ascending
+            vectors          BLOB NOT NULL   -- float32 [count, D]
         );
+        CREATE INDEX IF NOT EXISTS float_blocks_last ON float_blocks(last_memory_id);
+        CREATE VIRTUAL TABLE IF NOT EXISTS float_block_ranges
+            USING rtree(id, first_memory_id, last_memory_id);
+        CREATE TRIGGER IF NOT EXISTS float_blocks_added AFTER INSERT ON float_blocks BEGIN
+            INSERT INTO float_block_ranges(id, first_memory_id, last_memory_id)
+            VALUES (new.id, new.first_memory_id, new.last_memory_id);
+        END;
+        CREATE TRIGGER IF NOT EXISTS float_blocks_changed
+        AFTER UPDATE OF first_memory_id, last_memory_id ON float_blocks BEGIN
+            UPDATE float_block_ranges
+            SET first_memory_id = new.first_memory_id, last_memory_id = new.last_memory_id
+            WHERE id = new.id;
+        END;
+        CREATE TRIGGER IF NOT EXISTS float_blocks_removed AFTER DELETE ON float_blocks BEGIN
+            DELETE FROM float_block_ranges WHERE id = old.id;
+        END;
+        """
+    )
+
+
+def create_int8_blocks(db: apsw.Connection) -> None:
+    db.execute(
+        """
         CREATE TABLE IF NOT EXISTS int8_blocks (
             id               INTEGER PRIMARY KEY,
             first_memory_id  INTEGER NOT NULL,
@@ -522,7 +562,7 @@ def m010_vectors_stored_once(db: apsw.Connection) -> None:
 
     embedder = one_row(db.execute("SELECT value FROM meta WHERE key = 'embedder'"))[0]
     dimension = int(json.loads(embedder)["dimension"])
-    create_vector_tables(db)
+    create_int8_blocks(db)
     if _table_exists(db, "memories_int8"):
         cursor = db.execute(
             """SELECT memory_id, conversation_id, is_turn, session_start, session_end,
@@ -544,6 +584,31 @@ def m010_vectors_stored_once(db: apsw.Connection) -> None:
         DROP TABLE IF EXISTS memories_vec;
         """
     )
+
+
+def m011_float_vectors_in_blocks(db: apsw.Connection) -> None:
+    """The float vectors move from ``memories_float`` (a row a memory: 4.6 kB a memory at
+    1024-d, a 4 kB page cannot hold a 4,096-byte row) into ``float_blocks`` (32 a row,
+    ``float_blocks``), in id order, in batches; then ``memories_float`` goes. In the
+    migration's transaction, like every step: an interrupted migration leaves the m010 bank.
+    The file keeps its size until a ``VACUUM`` (freed pages are zeroed and reused)."""
+    if not _table_exists(db, "memories_float"):
+        return
+    import numpy as np
+
+    from .float_blocks import FloatRows, append_vectors
+
+    embedder = one_row(db.execute("SELECT value FROM meta WHERE key = 'embedder'"))[0]
+    dimension = int(json.loads(embedder)["dimension"])
+    create_float_blocks(db)
+    cursor = db.execute("SELECT memory_id, embedding FROM memories_float ORDER BY memory_id")
+    while batch := list(itertools.islice(cursor, 4096)):
+        append_vectors(db, FloatRows(
+            ids=np.array([row[0] for row in batch], dtype=np.int64),
+            vectors=np.frombuffer(b"".join(row[1] for row in batch),
+                                  dtype=np.float32).reshape(len(batch), dimension)),
+            dimension)
+    db.execute("DROP TABLE memories_float")
 
 
 def _turn_memory_batches(db: apsw.Connection, size: int = 4096
@@ -582,7 +647,7 @@ def _table_exists(db: apsw.Connection, name: str) -> bool:
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
     m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
-    m010_vectors_stored_once,
+    m010_vectors_stored_once, m011_float_vectors_in_blocks,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
