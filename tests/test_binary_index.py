@@ -82,3 +82,21 @@ def test_settings_refuse_an_unknown_index_or_too_few_candidates():
         RetrievalSettings(dense_index="hnsw")
     with pytest.raises(ValueError, match="candidates"):
         RetrievalSettings(depth=50, candidates=40)
+
+
+def test_the_exact_scan_under_an_as_of_cut_keeps_the_closest_written_by_then(tmp_path):
+    """``dense_index="exact"`` hands SQL only its ``candidates`` closest: under an as-of cut
+    they are the closest of the memories written by then, so memories written later that
+    are closer to the query cannot crowd those out of the list."""
+    store, ids, vectors = filled_bank(tmp_path, n=60)
+    cut = 20 * DAY  # sessions start every 4 days: about half the memories are written later
+    written = {memory_id for memory_id, last_said in store.db.execute(
+        "SELECT mt.memory_id, max(t.timestamp) FROM memory_turns AS mt "
+        "JOIN turns AS t ON t.id = mt.turn_id GROUP BY mt.memory_id") if last_said <= cut}
+    later = [i for i, memory_id in enumerate(ids) if memory_id not in written]
+    query = vectors[later[0]]  # the closest memory was written later
+    by_distance = sorted(range(len(ids)), key=lambda i: -(vectors[i] @ query))
+    assert ids[by_distance[0]] not in written
+    rows = store.content_candidates(query_vector=query, fts_query=None, depth=3, limit=3,
+                                    dense_index="exact", candidates=3, written_by=cut)
+    assert [row.id for row in rows] == [ids[i] for i in by_distance if ids[i] in written][:3]
