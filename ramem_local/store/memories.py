@@ -425,7 +425,7 @@ class MemoryTables(StorePart):
         scan of the int8 codes (``int8_matrix``), ``"binary"`` the ``candidates`` nearest by
         Hamming distance of their signs (a pool of at most ``candidates``: all of it); their
         float vectors are read from their blocks and SQL scores them exactly (sqlite-vec),
-        filters and fuses them (``_dense_candidates``, ``retrieval_sql``). ``"exact"`` scores
+        filters and fuses them (``_dense_list_params``, ``retrieval_sql``). ``"exact"`` scores
         every float vector inside the filters in RAM and hands SQL the closest."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
@@ -436,11 +436,11 @@ class MemoryTables(StorePart):
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
             dense_index=dense_index, written_by=written_by is not None,
         )
-        dense = self._dense_candidates(
+        dense_params = self._dense_list_params(
             query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
             conversation_id=conversation_id, exclude_turns=exclude_turns, written_by=written_by)
         return self._ranked_rows(sql, {
-            **self._dense_params(query_vector, dense),
+            **dense_params,
             "fts": lexical_query(fts_query, neighbour_weight),
             "depth": depth, "limit": limit, "kappa": kappa,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
@@ -480,12 +480,12 @@ class MemoryTables(StorePart):
             fill_missing_ranks=fill_missing_ranks, dense_index=dense_index,
             written_by=written_by is not None,
         )
-        dense = self._dense_candidates(
+        dense_params = self._dense_list_params(
             query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
             conversation_id=conversation_id, exclude_turns=exclude_turns,
             overlapping=wide_range, written_by=written_by)
         return self._ranked_rows(sql, {
-            **self._dense_params(query_vector, dense),
+            **dense_params,
             "fts": lexical_query(fts_query, neighbour_weight),
             "depth": depth, "limit": limit, "kappa": kappa,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
@@ -574,20 +574,21 @@ class MemoryTables(StorePart):
                           self._dimension())
         return dict(zip(rows.ids.tolist(), rows.vectors, strict=True))
 
-    def _dense_candidates(self, query_vector: np.ndarray | None, dense_index: str,
+    def _dense_list_params(self, query_vector: np.ndarray | None, dense_index: str,
                           count: int, depth: int, *, conversation_id: int | None,
                           exclude_turns: bool, overlapping: TimeRange | None = None,
-                          written_by: int | None = None) -> tuple[str, bytes] | None:
-        """The ``:dense_candidates`` (a JSON array of [memory id, row]) and ``:dense_vectors``
-        (their float32 vectors, a row each) parameters: the memories the in-RAM scan lets
+                          written_by: int | None = None) -> dict:
+        """The dense list's statement parameters, {} without a query vector: ``:qvec``,
+        ``:dimension``, ``:dense_candidates`` (a JSON array of [memory id, row]) and
+        ``:dense_vectors`` (their float32 vectors, a row each): the memories the in-RAM scan lets
         through its filters whose exact cosine distance the statement computes (sqlite-vec).
         A pool of at most ``count`` is taken whole (exact search); from a larger one the
         nearest by int8 codes, the ``rescored(depth)`` nearest (``"int8"``), or the ``count``
         nearest by Hamming distance of the codes' signs (``"binary"``), each vector read at
         its known slot; with ``dense_index="exact"`` the ``count`` closest of the whole pool
-        (``_closest_exactly``). None without a query vector."""
+        (``_closest_exactly``)."""
         if query_vector is None:
-            return None
+            return {}
         import numpy as np
 
         from .float_blocks import vectors_of
@@ -607,17 +608,10 @@ class MemoryTables(StorePart):
                                                                  written_by), dimension)
             else:
                 rows = self._float_places().vectors(self.db, ids, dimension)
-        return (json.dumps([[memory_id, row] for row, memory_id in enumerate(rows.ids.tolist())]),
-                rows.vectors.tobytes())
-
-    def _dense_params(self, query_vector: np.ndarray | None,
-                      dense: tuple[str, bytes] | None) -> dict:
-        """The dense list's statement parameters (none without a dense list)."""
-        if dense is None or query_vector is None:
-            return {}
-        candidates, vectors = dense
-        return {"qvec": vector_blob(query_vector), "dense_candidates": candidates,
-                "dense_vectors": vectors, "dimension": self._dimension()}
+        return {"qvec": vector_blob(query_vector), "dimension": dimension,
+                "dense_candidates": json.dumps(
+                    [[memory_id, row] for row, memory_id in enumerate(rows.ids.tolist())]),
+                "dense_vectors": rows.vectors.tobytes()}
 
     def _closest_exactly(self, memory_ids: np.ndarray, query_vector: np.ndarray, count: int,
                          written_by: int | None) -> np.ndarray:

@@ -40,7 +40,7 @@ EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 # The dense list: the exact cosine distance (sqlite-vec) of each memory of :dense_candidates, a
 # JSON array of [memory id, row], to :qvec; a candidate's float vector is row ``row`` of
 # :dense_vectors (float32 [n, :dimension], read from ``float_blocks``). The candidates are what
-# the in-RAM scan let through the same filters (``MemoryTables._dense_candidates``: the whole
+# the in-RAM scan let through the same filters (``MemoryTables._dense_list_params``: the whole
 # pool when it holds at most ``candidates`` memories, exact search; else the int8 scan's nearest,
 # an approximation, README "Search at scale"), filtered again here (the scan's as-of test is
 # looser than ``WRITTEN_BY``); the :depth closest are the list.
