@@ -18,7 +18,7 @@ and nothing can promote it (README, "Retrieval evaluation").
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -27,7 +27,13 @@ from zoneinfo import ZoneInfo
 
 from .errors import InputError
 from .recall.frame import is_time_only
-from .recall.question_kinds import EARLIEST, asks_about_saying, question_verbs, relation_range
+from .recall.question_kinds import (
+    EARLIEST,
+    LIGHT_VERBS,
+    asks_about_saying,
+    question_verbs,
+    relation_range,
+)
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .store.retrieval_sql import DENSE_INDEXES
 from .text import content_words, fts_match_query
@@ -410,12 +416,14 @@ class Counted:
 def counted_list(store: Store, query: Query, frame: RecallFrame, settings: RetrievalSettings,
                  conversation_id: int | None, trace: Trace) -> Counted:
     """"How many times ...", "which films have I watched since ...": the reports of the range
-    that match, counted, at most ``COUNT_CAP`` listed, the closest to the question first (in
-    time order without vectors). A report matches by word or by standing out:
+    that match, counted, at most ``COUNT_CAP`` listed: those matched by word first, then those
+    standing out, each closest to the question first (in time order without vectors). A
+    report matches by word or by standing out:
 
-    - by word: it holds one of the need's words other than the question's verbs that some
-      report of the bank holds ("hiking" in "how many times did I go hiking", whatever the
-      verb: "went hiking", "hiking boots");
+    - by word (``_counted_terms``): it holds one of the need's words other than the question's
+      verbs that some report of the bank holds ("hiking" in "how many times did I go hiking",
+      whatever the verb: "went hiking", "hiking boots"), or, when the need has none, one of
+      its verbs that is not a light one ("visited" in "Who have I visited since May?");
     - by standing out (``count_expansion``, a dense query, a question with a range): it is
       among the range's reports closest to the question and the kind of report it asks
       about (``kind_direction``), down to the largest drop in closeness among the eleven
@@ -435,16 +443,15 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
                                 newest_first=False, limit=COUNT_CAP * 10)) if ranged else {}
     direction = kind_direction(store, query, frame, settings, conversation_id)
     closeness = _closeness(store, direction, in_range)
-    verbs = question_verbs(frame.need)
-    terms = [t for t in occurrence_terms(store, frame) if t not in verbs and occurrences(
-        fts_query=_quoted(t), happened_from=_EARLIEST_TIME,
-        happened_until=frame.reference_time + 1, newest_first=True, limit=1)]
+    terms = _counted_terms(store, frame, occurrences)
     matched: dict[int, int] = {}
+    by_word: set[int] = set()
     how = []
     if terms:
         matched = dict(occurrences(
             fts_query=" OR ".join(map(_quoted, terms)), happened_from=start,
             happened_until=end, newest_first=False, limit=COUNT_CAP * 10))
+        by_word = set(matched)
         how.append(f"{len(matched)} by the words {', '.join(map(repr, terms))}")
     if settings.count_expansion and closeness:
         added = [i for i in _standing_out(closeness) if i not in matched]
@@ -453,12 +460,32 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     how_text = "; ".join(how) or "no report holds the question's words"
     if not ranged:  # the matches, closest first all the same
         closeness = _closeness(store, direction, matched)
-    ordered = sorted(matched, key=lambda i: (-closeness.get(i, 0.0), matched[i], i)) \
+    ordered = sorted(matched, key=lambda i: (i not in by_word, -closeness.get(i, 0.0),
+                                             matched[i], i)) \
         if closeness else sorted(matched, key=lambda i: (matched[i], i))
     trace.notes.append(f"count: {len(ordered)} memories match ({how_text})")
     closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
+
+
+def _counted_terms(store: Store, frame: RecallFrame, occurrences: Callable[..., list]
+                   ) -> list[str]:
+    """The words a counted report matches by: the need's words other than the question's
+    verbs that some report written by the reference time holds ("hiking" in "how many times
+    did I go hiking", whatever the entry's verb); when it has none, its verbs that say what
+    happened ("visited" in "Who have I visited since May?", "cooked" in "What have I cooked
+    since June?"), not a light one ("gone" in "Where have I gone since May?")."""
+    verbs = question_verbs(frame.need)
+
+    def reported(term: str) -> bool:
+        return bool(occurrences(fts_query=_quoted(term), happened_from=_EARLIEST_TIME,
+                                happened_until=frame.reference_time + 1, newest_first=True,
+                                limit=1))
+
+    held = occurrence_terms(store, frame)
+    nouns = [t for t in held if t not in verbs and reported(t)]
+    return nouns or [t for t in held if t in verbs and t not in LIGHT_VERBS and reported(t)]
 
 
 KIND_EXEMPLARS = 5  # the bank's closest reports that show what kind of memory is counted

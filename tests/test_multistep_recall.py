@@ -249,3 +249,70 @@ def test_the_kind_of_report_counts_a_hike_that_shares_no_word_with_the_question(
     response = memory.search("How many times did I go hiking in March 2023?")
     counted = " ".join(c.memory.content for c in response.results if c.list_name == "counted")
     assert "Fox Valley" in counted
+
+
+def _count_note(response) -> str:
+    (note,) = [n for n in response.trace.notes if n.startswith("count:")]
+    return note
+
+
+def test_a_count_whose_only_word_is_its_verb_counts_the_reports_holding_the_verb(memory):
+    """"How many times have I cooked?" names nothing but its verb: the reports holding it
+    count ("Cooked shakshuka for Ana", "... for Maya and Nils"); "Made shakshuka" shares no
+    word with the question, and without a range nothing is added by closeness."""
+    response = memory.search("How many times have I cooked?", as_of="2023-08-01")
+    assert response.count == 2
+    assert "by the words 'cooked'" in _count_note(response)
+    counted = [c.memory.content for c in response.results if c.list_name == "counted"]
+    assert len(counted) == 2 and all(text.startswith("me: Cooked shakshuka") for text in counted)
+
+
+
+VISITS = [  # a journal where the visits share a word with "Who have I visited ...?"
+    ("2025-12-01 19:00", "Drove out to see my parents in Porto; we looked through old photos."),
+    ("2025-12-11 19:00", "Fixed the kitchen tap myself; a video tutorial saved me."),
+    ("2026-02-08 19:00", "I took the train to visit Grandpa Theo; we walked along the canal."),
+    ("2026-02-12 19:00", "On Wednesday I saw Night Harbor at home with Maya; the cinema was "
+                         "almost empty."),
+    ("2026-02-20 19:00", "Had a long meeting with Ben about the website migration; nothing "
+                         "much else happened."),
+    ("2026-03-02 08:00", "The milk had gone off, so breakfast was toast."),
+    ("2026-03-05 19:00", "Visited Aunt Rosa in Graz; we cooked together."),
+    ("2026-03-10 19:00", "Cooked fish tacos for Pablo; it came out a bit too salty."),
+    ("2026-03-14 09:00", "Went hiking at the river gorge with Grace and Iris; we saw two deer "
+                         "near the stream."),
+    ("2026-03-19 19:00", "I took the train to visit my godson Felix; we talked for hours."),
+    ("2026-03-21 19:00", "On Friday I had a long meeting with Hugo about the website migration."),
+]
+
+
+@pytest.fixture(scope="module")
+def visits(tmp_path_factory):
+    folder = real_embedder_dir()
+    if folder is None:
+        pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
+    path = tmp_path_factory.mktemp("visits") / "bank.db"
+    with Memory.open(path, embedder=folder, country="US") as memory:
+        for at, text in VISITS:
+            memory.add(text, at=at)
+    with Memory.open(path) as memory:
+        yield memory
+
+
+def test_the_reports_matched_by_word_are_listed_before_those_standing_out(visits):
+    """A report holding the question's word is surer than one that only stands out by
+    closeness: with MiniLM the two meetings "with Ben" and "with Hugo" stand out as closest
+    to "Who have I visited" (people met), and are listed after the three visits."""
+    response = visits.search("Who have I visited since February 2026?", as_of="2026-04-01")
+    assert "3 by the words 'visited'" in _count_note(response)
+    counted = [c.memory.content for c in response.results if c.list_name == "counted"]
+    assert all("visit" in text.lower() for text in counted[:3]), counted
+
+
+def test_a_light_verb_is_no_word_a_count_matches_by(visits):
+    """"Where have I gone since ...?" has no word but its verb, and "gone" says nothing of
+    what happened: "The milk had gone off" is no outing."""
+    response = visits.search("Where have I gone since February 2026?", as_of="2026-04-01")
+    assert "by the words" not in _count_note(response)
+    assert "milk" not in " ".join(c.memory.content for c in response.results
+                                  if c.list_name == "counted")

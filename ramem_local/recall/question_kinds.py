@@ -116,6 +116,17 @@ def question_verbs(question: str) -> set[str]:
     return {m.group("verb").lower() for m in _VERB_AFTER_SUBJECT.finditer(question)}
 
 
+# Verbs that say little of what happened ("Who have I gone to see?", "What did I do?"): never
+# the word an occurrence is matched by. The stopwords hold go, went, made, make, do, did, get, got.
+LIGHT_VERBS = frozenset(
+    """
+    gone going goes see seen saw sees seeing come came comes coming take took taken takes
+    taking give gave given gives put puts done doing getting gotten makes making happen
+    happened happens use used try tried keep kept let
+    """.split()
+)
+
+
 def order_words_removed(text: str) -> str:
     """``text`` without any order word, wherever it stands: for a paraphrase of a question
     whose order was already read ("when Caroline last went hiking", an analyzer's need)."""
@@ -301,7 +312,7 @@ def _midnight(moment: datetime) -> int:
     return int(moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
 
 
-__all__ = ["EARLIEST", "LATEST", "OPEN_RELATIONS", "asks_about_saying", "asks_how_many",
-           "detect_order", "find_event_anchor", "is_counting", "lists_since",
+__all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "asks_about_saying",
+           "asks_how_many", "detect_order", "find_event_anchor", "is_counting", "lists_since",
            "order_words_removed", "question_verbs", "relation_range", "without_counting_words",
            "without_order_words"]
