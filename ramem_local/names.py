@@ -298,6 +298,29 @@ def read_names(text: str, participants: Sequence[str] = ()) -> NamesRead:
                      tuple(n for key, n in waiting.items() if key not in found))
 
 
+def named_phrases(text: str) -> list[str]:
+    """The names a question is about, of people, places or things alike: each run of
+    capitalised words inside a sentence (not its first word), function words at its ends
+    dropped ("The Silent Engine" -> "Silent Engine"), unless every word of it is one of
+    ``NOT_NAMES`` ("in March", "on Sunday", "my Aunt"); longest first. Unlike ``read_names``
+    it keeps titles, places and the words of ``NOT_NAMES`` inside a name ("Night Harbor",
+    "Uncle Karl"): "When did I last watch Blue Meridian?" is about the film, whatever the
+    verbs of its entries."""
+    tokens = _tokens(text)
+    phrases: dict[str, tuple[int, int]] = {}
+    for first, end in _spans(tokens, text):
+        if tokens[first].sentence_start or all(map(_not_a_name, tokens[first:end])):
+            continue
+        while first < end and _key(tokens[first].text) in STOPWORDS:
+            first += 1
+        while end > first and _key(tokens[end - 1].text) in STOPWORDS:
+            end -= 1
+        if first < end:
+            phrase = " ".join(token.text for token in tokens[first:end])
+            phrases.setdefault(phrase, (-(end - first), first))
+    return sorted(phrases, key=phrases.__getitem__)
+
+
 def mentioned_names(text: str, participants: Sequence[str] = (),
                     known: Collection[str] = ()) -> list[str]:
     """The people ``text`` names (``read_names``); a name at the start of a sentence without

@@ -389,18 +389,47 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
     """
     latest = frame.order != EARLIEST
     start, end = _occurrence_window(frame)
-    for term in occurrence_terms(store, frame):
+    speakers = _speakers(store, frame, conversation_id)
+    for term in _order_terms(store, frame, conversation_id):
         found = store.occurrences(
             fts_query=_quoted(term), happened_from=start, happened_until=end,
             newest_first=latest, limit=settings.k, assistant=ASSISTANT,
             conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-            written_by=frame.as_of, persons=_speakers(store, frame, conversation_id))
+            written_by=frame.as_of, persons=speakers)
         if found:
             trace.notes.append(f"order: the reports of {term!r}, "
                                f"{'latest' if latest else 'earliest'} first")
             return _rows(found)
     trace.notes.append("order: no report holds the question's words; relevance order")
     return []
+
+
+def _order_terms(store: Store, frame: RecallFrame, conversation_id: int | None) -> list[str]:
+    """What an occurrence of "when did I last / first ..." is found by, in turn: the names
+    the need holds (``_names_asked_about``: "Silent Engine" in "When did I last start reading
+    The Silent Engine?", found as a phrase); then its words, rarest first
+    (``occurrence_terms``). A name says which thing is asked about where a word of the
+    question may be rarer by chance ("reading": two entries, against "began The Silent Engine
+    on the train")."""
+    return [*_names_asked_about(store, frame, conversation_id),
+            *occurrence_terms(store, frame)]
+
+
+def _names_asked_about(store: Store, frame: RecallFrame,
+                       conversation_id: int | None) -> list[str]:
+    """The names the need holds (``names.named_phrases``), but not one of the conversation's
+    speakers, by name or by the start of it ("Mel" for Melanie, "Jo" for Joanna): who speaks
+    is a filter on the reports (``_speakers``), not what they report."""
+    from .names import named_phrases
+
+    speaking = [name.casefold() for name in store.participants(conversation_id)]
+
+    def a_speaker(name: str) -> bool:
+        key = name.casefold()
+        return any(speaker == key or (" " not in key and speaker.startswith(key))
+                   for speaker in speaking)
+
+    return [name for name in named_phrases(frame.need) if not a_speaker(name)]
 
 
 @dataclass(frozen=True)
@@ -420,10 +449,12 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     standing out, each closest to the question first (in time order without vectors). A
     report matches by word or by standing out:
 
-    - by word (``_counted_terms``): it holds one of the need's words other than the question's
-      verbs that some report of the bank holds ("hiking" in "how many times did I go hiking",
-      whatever the verb: "went hiking", "hiking boots"), or, when the need has none, one of
-      its verbs that is not a light one ("visited" in "Who have I visited since May?");
+    - by word (``_counted_terms``): it holds the name the question is about ("Night Harbor"
+      in "How many times did I watch Night Harbor?"), else one of the need's words other than
+      the question's verbs that some report of the bank holds ("hiking" in "how many times
+      did I go hiking", whatever the verb: "went hiking", "hiking boots"), or, when the need
+      has none, one of its verbs that is not a light one ("visited" in "Who have I visited
+      since May?");
     - by standing out (``count_expansion``, a dense query, a question with a range): it is
       among the range's reports closest to the question and the kind of report it asks
       about (``kind_direction``), down to the largest drop in closeness among the eleven
@@ -435,15 +466,16 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     questions with MiniLM; standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
+    speakers = _speakers(store, frame, conversation_id)
     occurrences = partial(store.occurrences, assistant=ASSISTANT,
                           conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-                          written_by=frame.as_of, persons=_speakers(store, frame, conversation_id))
+                          written_by=frame.as_of, persons=speakers)
     ranged = frame.guard == "filter" and frame.time_range is not None
     in_range = dict(occurrences(fts_query=None, happened_from=start, happened_until=end,
                                 newest_first=False, limit=COUNT_CAP * 10)) if ranged else {}
     direction = kind_direction(store, query, frame, settings, conversation_id)
     closeness = _closeness(store, direction, in_range)
-    terms = _counted_terms(store, frame, occurrences)
+    terms = _counted_terms(store, frame, conversation_id, occurrences)
     matched: dict[int, int] = {}
     by_word: set[int] = set()
     how = []
@@ -469,13 +501,16 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
                    closest=_rows([(i, 0) for i in closest]))
 
 
-def _counted_terms(store: Store, frame: RecallFrame, occurrences: Callable[..., list]
-                   ) -> list[str]:
-    """The words a counted report matches by: the need's words other than the question's
-    verbs that some report written by the reference time holds ("hiking" in "how many times
-    did I go hiking", whatever the entry's verb); when it has none, its verbs that say what
-    happened ("visited" in "Who have I visited since May?", "cooked" in "What have I cooked
-    since June?"), not a light one ("gone" in "Where have I gone since May?")."""
+def _counted_terms(store: Store, frame: RecallFrame, conversation_id: int | None,
+                   occurrences: Callable[..., list]) -> list[str]:
+    """The words a counted report matches by, those some report written by the reference
+    time holds: the names the need holds, as phrases (``_names_asked_about``: "Night
+    Harbor" in "How many times did I watch Night Harbor?", not "night" or "harbor": "The
+    Glass Harbor" is a book; as ``_order_terms``); else the need's words other than the
+    question's verbs ("hiking" in "how many times did I go hiking", whatever the entry's
+    verb); when it has none, its verbs that say what happened ("visited" in "Who have I
+    visited since May?", "cooked" in "What have I cooked since June?"), not a light one
+    ("gone" in "Where have I gone since May?")."""
     verbs = question_verbs(frame.need)
 
     def reported(term: str) -> bool:
@@ -483,6 +518,10 @@ def _counted_terms(store: Store, frame: RecallFrame, occurrences: Callable[..., 
                                 happened_until=frame.reference_time + 1, newest_first=True,
                                 limit=1))
 
+    names = [name for name in _names_asked_about(store, frame, conversation_id)
+             if reported(name)]
+    if names:
+        return names
     held = occurrence_terms(store, frame)
     nouns = [t for t in held if t not in verbs and reported(t)]
     return nouns or [t for t in held if t in verbs and t not in LIGHT_VERBS and reported(t)]

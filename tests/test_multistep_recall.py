@@ -269,6 +269,7 @@ def test_a_count_whose_only_word_is_its_verb_counts_the_reports_holding_the_verb
 
 
 VISITS = [  # a journal where the visits share a word with "Who have I visited ...?"
+    ("2025-11-20 21:00", "Started reading The Silent Engine, a gift from Chloe."),
     ("2025-12-01 19:00", "Drove out to see my parents in Porto; we looked through old photos."),
     ("2025-12-11 19:00", "Fixed the kitchen tap myself; a video tutorial saved me."),
     ("2026-02-08 19:00", "I took the train to visit Grandpa Theo; we walked along the canal."),
@@ -279,8 +280,10 @@ VISITS = [  # a journal where the visits share a word with "Who have I visited .
     ("2026-03-02 08:00", "The milk had gone off, so breakfast was toast."),
     ("2026-03-05 19:00", "Visited Aunt Rosa in Graz; we cooked together."),
     ("2026-03-10 19:00", "Cooked fish tacos for Pablo; it came out a bit too salty."),
+    ("2026-03-11 21:00", "Picked up The Glass Harbor at the library and started it."),
     ("2026-03-14 09:00", "Went hiking at the river gorge with Grace and Iris; we saw two deer "
                          "near the stream."),
+    ("2026-03-12 08:00", "Began The Silent Engine again on the train."),
     ("2026-03-19 19:00", "I took the train to visit my godson Felix; we talked for hours."),
     ("2026-03-21 19:00", "On Friday I had a long meeting with Hugo about the website migration."),
 ]
@@ -316,3 +319,39 @@ def test_a_light_verb_is_no_word_a_count_matches_by(visits):
     assert "by the words" not in _count_note(response)
     assert "milk" not in " ".join(c.memory.content for c in response.results
                                   if c.list_name == "counted")
+
+
+def test_the_last_time_is_found_by_the_name_the_question_holds(visits):
+    """"reading" is the question's rarest word (one entry), but the question is about The
+    Silent Engine, whatever the entry's verb: its latest entry "Began The Silent Engine
+    again" comes first."""
+    response = visits.search("When did I last start reading The Silent Engine?",
+                             as_of="2026-04-01")
+    assert _contents(response)[0].endswith("Began The Silent Engine again on the train.")
+    assert "order: the reports of 'Silent Engine', latest first" in response.trace.notes
+
+
+def test_a_count_of_a_named_thing_counts_the_reports_naming_it(visits):
+    """"Night Harbor" is one film: "The Glass Harbor" (a book) holds "harbor" and is no
+    time I watched it."""
+    response = visits.search("How many times did I watch Night Harbor?", as_of="2026-04-01")
+    assert response.count == 1
+    assert "by the words 'Night Harbor'" in _count_note(response)
+
+
+def test_a_speakers_short_name_is_who_speaks_not_what_the_question_is_about(tmp_path):
+    """"Mel" is Melanie, who speaks: Caroline's turns that call her "Mel" are not what "What
+    did Mel paint in her latest project?" is about; the order is found by its words."""
+    folder = real_embedder_dir()
+    if folder is None:
+        pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
+    turns = [("2023-07-01 10:00", "Melanie", "The kids and I painted a sunset last week!"),
+             ("2023-07-01 10:01", "Caroline", "That's lovely, Mel! I went to a pride parade."),
+             ("2023-07-15 10:00", "Melanie", "We painted a lake with the kids this weekend."),
+             ("2023-07-15 10:01", "Caroline", "Mel, it looks great!")]
+    with Memory.open(tmp_path / "bank.db", embedder=folder, country="US") as memory:
+        for at, speaker, text in turns:
+            memory.add(text, at=at, speaker=speaker, conversation="chat")
+        response = memory.search("What did Mel paint in her latest project?",
+                                 as_of="2023-08-01")
+    assert not any("'Mel'" in note for note in response.trace.notes), response.trace.notes

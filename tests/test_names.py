@@ -1,11 +1,12 @@
 """``names.mentioned_names``: the people a text names, read without a model;
-``name_candidates``: what of a question could be a name."""
+``name_candidates``: what of a question could be a name; ``named_phrases``: the names of
+people, places and things a question is about."""
 
 from __future__ import annotations
 
 import pytest
 
-from ramem_local.names import mentioned_names, name_candidates, read_names
+from ramem_local.names import mentioned_names, name_candidates, named_phrases, read_names
 
 CHAT = ("me", "assistant")
 
@@ -115,3 +116,22 @@ def test_a_name_at_a_sentence_start_waits_for_its_conversation():
     assert read.names == () and read.at_sentence_start == ("Lena", "Kickboxing")
     assert read.confirmed(["lena", "me"]) == ["Lena"]
     assert mentioned_names("Lena is coming.", CHAT, known=["LENA"]) == ["Lena"]
+
+
+@pytest.mark.parametrize(("question", "phrases"), [
+    ("When did I last start reading The Silent Engine?", ["Silent Engine"]),
+    ("When was the last time I saw Blue Meridian?", ["Blue Meridian"]),
+    ("When did I first see Echo Valley Band live?", ["Echo Valley Band"]),
+    ("When was the last time I went to see Uncle Karl?", ["Uncle Karl"]),
+    ("When did I last watch Night Harbor?", ["Night Harbor"]),
+    ("When did I last hike at Stone Bridge canyon with Maya?", ["Stone Bridge", "Maya"]),
+    ("When did Caroline go to the support group?", ["Caroline"]),
+    # must not fire: the first word of a sentence, months and weekdays, lower case, acronyms
+    ("When did I last cook shakshuka in March?", []),
+    ("Blue is my colour. When did I last paint on a Sunday?", []),
+    ("when did i last visit lena?", []),
+    ("When did I last go to an LGBTQ meeting?", []),
+    ("What did I do at Easter with my Aunt on Sunday?", []),
+])
+def test_named_phrases_are_the_capitalised_runs_inside_a_sentence(question, phrases):
+    assert named_phrases(question) == phrases
