@@ -1,5 +1,6 @@
 """The people a text names, read without a model (``read_names``, ``mentioned_names``,
-``mentioned_persons``).
+``mentioned_persons``); and the names a question is about, of people or not
+(``named_phrases``, ``name_candidates``).
 
 A turn memory's persons were its speaker and the conversation's participants it names; "Remind
 me that Lena is vegetarian" named nobody. ``read_names`` reads the other names from the shape
