@@ -51,18 +51,27 @@ CHAT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def bank(tmp_path_factory):
+def _embedder_dir():
     folder = real_embedder_dir()
     if folder is None:
         pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
-    path = tmp_path_factory.mktemp("multistep") / "bank.db"
-    with Memory.open(path, embedder=folder, country="US") as memory:
-        for at, text in JOURNAL:
+    return folder
+
+
+def _journal_bank(path, entries, chat=()):
+    """A US bank at ``path`` with the MiniLM embedder: ``entries`` (at, text) said by me,
+    ``chat`` (at, speaker, text) in the conversation "assistant"."""
+    with Memory.open(path, embedder=_embedder_dir(), country="US") as memory:
+        for at, text in entries:
             memory.add(text, at=at)
-        for at, speaker, text in CHAT:
+        for at, speaker, text in chat:
             memory.add(text, at=at, speaker=speaker, conversation="assistant")
     return path
+
+
+@pytest.fixture(scope="module")
+def bank(tmp_path_factory):
+    return _journal_bank(tmp_path_factory.mktemp("multistep") / "bank.db", JOURNAL, CHAT)
 
 
 @pytest.fixture
@@ -291,14 +300,8 @@ VISITS = [  # a journal where the visits share a word with "Who have I visited .
 
 @pytest.fixture(scope="module")
 def visits(tmp_path_factory):
-    folder = real_embedder_dir()
-    if folder is None:
-        pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
-    path = tmp_path_factory.mktemp("visits") / "bank.db"
-    with Memory.open(path, embedder=folder, country="US") as memory:
-        for at, text in VISITS:
-            memory.add(text, at=at)
-    with Memory.open(path) as memory:
+    with Memory.open(_journal_bank(tmp_path_factory.mktemp("visits") / "bank.db",
+                                   VISITS)) as memory:
         yield memory
 
 
@@ -342,14 +345,11 @@ def test_a_count_of_a_named_thing_counts_the_reports_naming_it(visits):
 def test_a_speakers_short_name_is_who_speaks_not_what_the_question_is_about(tmp_path):
     """"Mel" is Melanie, who speaks: Caroline's turns that call her "Mel" are not what "What
     did Mel paint in her latest project?" is about; the order is found by its words."""
-    folder = real_embedder_dir()
-    if folder is None:
-        pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
     turns = [("2023-07-01 10:00", "Melanie", "The kids and I painted a sunset last week!"),
              ("2023-07-01 10:01", "Caroline", "That's lovely, Mel! I went to a pride parade."),
              ("2023-07-15 10:00", "Melanie", "We painted a lake with the kids this weekend."),
              ("2023-07-15 10:01", "Caroline", "Mel, it looks great!")]
-    with Memory.open(tmp_path / "bank.db", embedder=folder, country="US") as memory:
+    with Memory.open(tmp_path / "bank.db", embedder=_embedder_dir(), country="US") as memory:
         for at, speaker, text in turns:
             memory.add(text, at=at, speaker=speaker, conversation="chat")
         response = memory.search("What did Mel paint in her latest project?",
