@@ -18,7 +18,7 @@ and nothing can promote it (README, "Retrieval evaluation").
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
@@ -404,15 +404,16 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
     return []
 
 
-def _order_terms(store: Store, frame: RecallFrame, conversation_id: int | None) -> list[str]:
+def _order_terms(store: Store, frame: RecallFrame, conversation_id: int | None
+                 ) -> Iterator[str]:
     """What an occurrence of "when did I last / first ..." is found by, in turn: the names
     the need holds (``_names_asked_about``: "Silent Engine" in "When did I last start reading
     The Silent Engine?", found as a phrase); then its words, rarest first
-    (``occurrence_terms``). A name says which thing is asked about where a word of the
-    question may be rarer by chance ("reading": two entries, against "began The Silent Engine
-    on the train")."""
-    return [*_names_asked_about(store, frame, conversation_id),
-            *occurrence_terms(store, frame)]
+    (``occurrence_terms``, whose term counts are queried only when no name was found). A
+    name says which thing is asked about where a word of the question may be rarer by chance
+    ("reading": two entries, against "began The Silent Engine on the train")."""
+    yield from _names_asked_about(store, frame, conversation_id)
+    yield from occurrence_terms(store, frame)
 
 
 def _names_asked_about(store: Store, frame: RecallFrame,
