@@ -704,11 +704,12 @@ def test_the_cli_prints_json_and_rejects_bad_years():
 
 @pytest.mark.real_model
 def test_counts_learn_the_kind_of_entry_from_the_bank(minilm_dir):
-    """A count question's closeness is measured along the question plus the bank's closest
-    reports (``retrieve.kind_direction``). On a year the dev journal never was (seed 11) the
-    count is exact for 28 of 40 questions with it, 20 of 40 without (measured on main before
-    it, aa09716)."""
-    spec = JournalSpec(years=1, seed=11, questions_per_style=40)
+    """A count question's closeness is measured along the question plus the centred mean of
+    the bank's reports of its kind: the five closest to the question and those holding its
+    words (``retrieve.kind_direction``). On five years the dev journal never was (seed 11)
+    the count is exact for 32 of 40 questions; 30 of 40 with the five closest memories that
+    are reports alone, the direction before (measured on main at 392aba8)."""
+    spec = JournalSpec(years=5, seed=11, questions_per_style=40)
     result = run_journal_eval([spec], minilm_dir, modes=("ramem",), k=10, styles=("count",))
-    exact = result.summary()["1y"]["modes"]["ramem"]["count"]["count exact"]
-    assert exact >= 0.65
+    exact = result.summary()["5y"]["modes"]["ramem"]["count"]["count exact"]
+    assert exact >= 0.80

@@ -355,3 +355,65 @@ def test_a_speakers_short_name_is_who_speaks_not_what_the_question_is_about(tmp_
         response = memory.search("What did Mel paint in her latest project?",
                                  as_of="2023-08-01")
     assert not any("'Mel'" in note for note in response.trace.notes), response.trace.notes
+
+
+HIKING_CHAT = [  # a chat about hiking, asked twice, closer to "go hiking" than most hikes
+    (f"2023-{7 + round_:02d}-{10 + i} 18:0{speaker}", who,
+     text if round_ == 0 else f"Again: {text}")
+    for round_ in (0, 1)
+    for i, (topic, answer) in enumerate([
+        ("Which hiking boots are best for muddy trails?", "Waterproof boots with deep lugs."),
+        ("How do I plan a hiking trip in the mountains?", "Check the weather and the route."),
+        ("What should I pack for a day of hiking?", "Water, food, a map and a warm layer."),
+        ("Is hiking alone safe?", "Tell someone your route and carry a phone."),
+        ("How do I get fitter for hiking?", "Walk uphill often and train your legs."),
+        ("What are good hiking snacks?", "Nuts, dried fruit and a sandwich."),
+        ("How long should a first hiking trip be?", "Two to three hours is plenty."),
+        ("How do I avoid blisters when hiking?", "Wear broken-in boots and wool socks."),
+        ("Which hiking apps work offline?", "Several map apps can store routes offline."),
+        ("Should I use poles for hiking downhill?", "Poles spare your knees on descents."),
+        ("What is the best season for hiking?", "Late spring and early autumn."),
+        ("How do I read a hiking map?", "Contour lines close together mean steep ground."),
+        ("Can I go hiking in the rain?", "Yes, with a shell jacket and care on rocks."),
+        ("How do I choose a hiking backpack?", "Fit the hip belt and keep it light."),
+        ("What do I do if I get lost hiking?", "Stop, stay calm and retrace your steps."),
+    ])
+    for speaker, (who, text) in enumerate((("me", topic), ("assistant", answer)))
+]
+
+
+def test_kind_exemplars_are_found_past_a_chat_that_fills_the_closest(tmp_path):
+    """Sixty chat turns about hiking are closer to "go hiking" than most hike entries: the
+    five exemplars are still reports, the bank's hikes (``EXEMPLAR_POOL``)."""
+    path = _journal_bank(tmp_path / "bank.db", JOURNAL, HIKING_CHAT)
+    with Memory.open(path) as memory:
+        exemplars = _kind_exemplars(memory, "How many times did I go hiking in 2023?",
+                                    "2023-12-01")
+    assert len(exemplars) == 5
+    assert not any("?" in text or text.startswith("assistant") for text in exemplars)
+    assert sum(word in text for text in exemplars
+               for word in ("Hiked", "hiking", "long loop")) >= 4
+
+
+TWO_FRIENDS = [  # (at, speaker, text) of one conversation between Ana and Ben
+    ("2023-05-06 18:00", "Ana", "I went hiking at Pine Lake on Saturday, so muddy!"),
+    ("2023-05-06 18:01", "Ben", "Sounds fun. I spent the weekend painting the fence."),
+    ("2023-05-06 18:02", "Ana", "My sister is visiting next week."),
+    ("2023-06-10 18:00", "Ana", "I started a pottery class on Tuesdays."),
+    ("2023-06-10 18:01", "Ben", "Nice, I finally fixed my bike."),
+    ("2023-06-10 18:02", "Ana", "Went hiking again yesterday, up Eagle Ridge this time."),
+    ("2023-06-10 18:03", "Ana", "Work has been busy lately."),
+]
+
+
+def test_a_count_never_matches_by_the_speakers_name(tmp_path):
+    """"How many times has Ana gone hiking?" counts Ana's two hikes by "hiking", not her
+    five turns by "ana": what a speaker said is filtered by who said it, and each of her
+    turns holds her name."""
+    path = tmp_path / "bank.db"
+    with Memory.open(path, embedder=_embedder_dir(), country="US") as memory:
+        for at, speaker, text in TWO_FRIENDS:
+            memory.add(text, at=at, speaker=speaker, conversation="friends")
+        response = memory.search("How many times has Ana gone hiking?")
+    assert response.count == 2, _count_note(response)
+    assert "by the words 'hiking'" in _count_note(response)
