@@ -467,10 +467,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     questions with MiniLM (three generator seeds); standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
-    speakers = _speakers(store, frame, conversation_id)
-    occurrences = partial(store.occurrences, assistant=ASSISTANT,
-                          conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-                          written_by=frame.as_of, persons=speakers)
+    occurrences = _counted_occurrences(store, frame, settings, conversation_id)
     ranged = frame.guard == "filter" and frame.time_range is not None
     in_range = dict(occurrences(fts_query=None, happened_from=start, happened_until=end,
                                 newest_first=False, limit=COUNT_CAP * 10)) if ranged else {}
@@ -478,11 +475,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     # In a range the kind decides what stands out, and the bank's reports holding the words
     # show it; without one closeness only orders the word matches, where the question's own
     # words tell more ("new hiking trails") than what every hike shares (LoCoMo dev, README).
-    word_examples = [memory_id for memory_id, _ in occurrences(
-        fts_query=" OR ".join(map(_quoted, terms)), happened_from=_EARLIEST_TIME,
-        happened_until=frame.reference_time + 1, newest_first=True, limit=WORD_EXEMPLARS,
-    )] if terms and ranged else []
-    direction = kind_direction(store, query, frame, settings, conversation_id, word_examples)
+    examples = word_examples(frame, terms, occurrences) if ranged else []
+    direction = kind_direction(store, query, frame, settings, conversation_id, examples)
     closeness = _closeness(store, direction, in_range)
     matched: dict[int, int] = {}
     by_word: set[int] = set()
@@ -507,6 +501,35 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
+
+
+def _counted_occurrences(store: Store, frame: RecallFrame, settings: RetrievalSettings,
+                         conversation_id: int | None) -> Callable[..., list]:
+    """``Store.occurrences`` for a counting question: reports written by the reference
+    time, by the question's speakers when it names some."""
+    return partial(store.occurrences, assistant=ASSISTANT, conversation_id=conversation_id,
+                   exclude_turns=settings.exclude_turns, written_by=frame.as_of,
+                   persons=_speakers(store, frame, conversation_id))
+
+
+def word_examples(frame: RecallFrame, terms: Sequence[str],
+                  occurrences: Callable[..., list]) -> list[int]:
+    """Up to ``WORD_EXEMPLARS`` reports of the whole bank holding one of the counted
+    ``terms``, newest first, happened by the reference time: what a report of the kind
+    looks like (``kind_direction``)."""
+    if not terms:
+        return []
+    return [memory_id for memory_id, _ in occurrences(
+        fts_query=" OR ".join(map(_quoted, terms)), happened_from=_EARLIEST_TIME,
+        happened_until=frame.reference_time + 1, newest_first=True, limit=WORD_EXEMPLARS)]
+
+
+def counted_word_examples(store: Store, frame: RecallFrame, settings: RetrievalSettings,
+                          conversation_id: int | None) -> list[int]:
+    """``word_examples`` of a counting question's own words (``_counted_terms``)."""
+    occurrences = _counted_occurrences(store, frame, settings, conversation_id)
+    return word_examples(frame, _counted_terms(store, frame, conversation_id, occurrences),
+                         occurrences)
 
 
 def _counted_terms(store: Store, frame: RecallFrame, conversation_id: int | None,

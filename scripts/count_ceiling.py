@@ -1,7 +1,8 @@
 """How far a cut-off on dense closeness could take the journal's count questions.
 
 For each count question of a generated journal: order the month's reports by closeness to the
-question alone and along ``retrieve.kind_direction``, and check whether the first N of them
+question alone and along ``retrieve.kind_direction`` (with the reports holding the counted
+words, as a count with a range measures it), and check whether the first N of them
 are exactly the N evidence entries (an oracle cut-off at the true count). No cut-off rule on
 those closenesses can be exact more often than this.
 
@@ -24,6 +25,7 @@ from ramem_local.retrieve import (
     _occurrence_window,
     _unit,
     centred_query,
+    counted_word_examples,
     kind_direction,
 )
 
@@ -60,7 +62,9 @@ def oracle_exact(spec: JournalSpec, embedder: str | Path) -> tuple[int, dict[str
                             if turns_of[memory_id] & set(question.evidence)}
                 for name, direction in (
                         ("question alone", _unit(vector)),
-                        ("kind_direction", kind_direction(store, query, frame, settings, None))):
+                        ("kind_direction", kind_direction(
+                            store, query, frame, settings, None,
+                            counted_word_examples(store, frame, settings, None)))):
                     closeness = _closeness(store, direction, month)
                     ranked = sorted(closeness, key=lambda i: -closeness[i])
                     exact[name] += set(ranked[:len(evidence)]) == evidence
