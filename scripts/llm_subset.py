@@ -148,8 +148,11 @@ class RecordingLLM:
 
 
 def shown_turn_labels(messages: Sequence[dict]) -> set[str]:
-    """The turn ids an extraction prompt showed (``[D1:3] 2023-05-08 13:56 Caroline: ...``)."""
-    return {m for message in messages if message.get("role") == "user"
+    """The turn ids an extraction prompt showed in its excerpt, the last user message
+    (``[D1:3] 2023-05-08 13:56 Caroline: ...``; the worked example's turns before it are
+    not the window's)."""
+    excerpt = [message for message in messages if message.get("role") == "user"][-1:]
+    return {m for message in excerpt
             for m in _TURN_LINE.findall(str(message.get("content", "")))}
 
 

@@ -48,6 +48,20 @@ def test_prompt_shows_turn_ids_timestamps_and_speakers(bank):
     assert user.index("[D1:4]") < user.index("-- Session 2") < user.index("[D2:1]")
 
 
+def test_the_prompt_shows_a_worked_example_before_the_excerpt(bank):
+    """The example (an excerpt and its entries) comes between the rules and the window: its
+    entries are what the schema accepts for its own turns, written as the rules ask (names
+    for "I", "yesterday" as a date), and none of its turns is the window's."""
+    messages = build_messages(stored_turns(bank)[:3], UTC)
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    example, reply = messages[1]["content"], json.loads(messages[2]["content"])
+    assert "[e1] 2024-03-09 18:02 Ana: We finally adopted a puppy yesterday!" in example
+    assert "[D1:" not in example and "[D1:1]" in messages[3]["content"]
+    assert validate(reply, window_schema(["e1", "e2", "e3"])) == []
+    assert reply["entries"][0]["content"] == "Ana adopted a puppy named Luna on 8 March 2024."
+    assert reply["entries"][0]["event_date"] == "2024-03-08"
+
+
 def test_prompt_shows_times_in_the_banks_timezone():
     from zoneinfo import ZoneInfo
 
@@ -63,7 +77,7 @@ def test_turns_without_external_id_are_shown_as_t_store_id(tmp_path, hashing_emb
         turns = memory.store.conversation_turns(memory.store.conversation_id("chat"))
         assert all(t.external_id is None for t in turns)
         assert list(turn_labels(turns)) == [f"t{t.id}" for t in turns]
-        assert f"[t{turns[1].id}] 2023-05-08 13:58 Melanie:" in build_messages(turns, UTC)[1][
+        assert f"[t{turns[1].id}] 2023-05-08 13:58 Melanie:" in build_messages(turns, UTC)[-1][
             "content"]
 
 

@@ -94,8 +94,36 @@ def format_turn(label: str, turn: Turn, tz: tzinfo) -> str:
     return f"[{label}] {moment:%Y-%m-%d %H:%M} {turn.speaker}: {text}"
 
 
+EXAMPLE_EXCERPT = """\
+-- Session 1, Saturday 9 March 2024 --
+[e1] 2024-03-09 18:02 Ana: We finally adopted a puppy yesterday! Her name is Luna.
+[e2] 2024-03-09 18:03 Ben: Congrats! I'm running the Lisbon half marathon next month, so I \
+train every morning now.
+[e3] 2024-03-09 18:04 Ana: Good luck with it! Talk soon."""
+EXAMPLE_ENTRIES = [
+    {"content": "Ana adopted a puppy named Luna on 8 March 2024.", "source_turns": ["e1"],
+     "persons": ["Ana"], "entities": ["Luna"], "keywords": ["puppy", "dog", "adoption"],
+     "location": None, "topic": "pet adoption", "event_date": "2024-03-08"},
+    {"content": "Ben is training every morning to run the Lisbon half marathon in April 2024.",
+     "source_turns": ["e2"], "persons": ["Ben"], "entities": ["Lisbon half marathon"],
+     "keywords": ["running", "half marathon", "training"], "location": "Lisbon",
+     "topic": "running race", "event_date": None},
+]
+
+
+def _excerpt_request(excerpt: str) -> str:
+    return ("Conversation excerpt. Each line: [turn id] date time speaker: text.\n\n"
+            + excerpt + "\n\nWrite the memory entries for this excerpt.")
+
+
 def build_messages(turns: Sequence[Turn], tz: tzinfo) -> list[dict]:
-    """The chat messages for one window: the rules, then the excerpt, session by session."""
+    """The chat messages for one window: the rules, a worked example (an excerpt and its
+    entries), then the excerpt, session by session.
+
+    The example shows what the rules ask: names for "I" and "her", "yesterday" and "next
+    month" as dates, one entry per fact, the greeting left out. With it Qwen2.5-Coder-1.5B
+    writes 5 memories per 40-turn window instead of 1 vague summary (results/llm-subset-qwen.txt).
+    It is the same for every window, so it stays in the fixed prompt prefix (evaluated once)."""
     lines: list[str] = []
     session = None
     for label, turn in turn_labels(turns).items():
@@ -106,12 +134,10 @@ def build_messages(turns: Sequence[Turn], tz: tzinfo) -> list[dict]:
                 lines.append("")
             lines.append(f"-- Session {session}, {day:%A} {day.day} {day:%B %Y} --")
         lines.append(format_turn(label, turn, tz))
-    user = (
-        "Conversation excerpt. Each line: [turn id] date time speaker: text.\n\n"
-        + "\n".join(lines)
-        + "\n\nWrite the memory entries for this excerpt."
-    )
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": _excerpt_request(EXAMPLE_EXCERPT)},
+            {"role": "assistant", "content": json.dumps({"entries": EXAMPLE_ENTRIES})},
+            {"role": "user", "content": _excerpt_request("\n".join(lines))}]
 
 
 def window_schema(labels: Sequence[str]) -> dict:
