@@ -372,8 +372,13 @@ def _speakers(store: Store, frame: RecallFrame, conversation_id: int | None) -> 
     chat names) does not narrow the occurrences: its reports need not name it as a person."""
     if not frame.persons:
         return []
-    speaking = {name.casefold() for name in store.participants(conversation_id)}
+    speaking = _speaking(store, conversation_id)
     return [person for person in frame.persons if person.casefold() in speaking]
+
+
+def _speaking(store: Store, conversation_id: int | None) -> set[str]:
+    """The casefolded names of who speaks in the conversation (every one without an id)."""
+    return {name.casefold() for name in store.participants(conversation_id)}
 
 
 def _quoted(term: str) -> str:
@@ -423,7 +428,7 @@ def _names_asked_about(store: Store, frame: RecallFrame,
     is a filter on the reports (``_speakers``), not what they report."""
     from .names import named_phrases
 
-    speaking = [name.casefold() for name in store.participants(conversation_id)]
+    speaking = _speaking(store, conversation_id)
 
     def a_speaker(name: str) -> bool:
         key = name.casefold()
@@ -555,7 +560,7 @@ def _counted_terms(store: Store, frame: RecallFrame, conversation_id: int | None
              if reported(name)]
     if names:
         return names
-    speaking = {name.casefold() for name in store.participants(conversation_id)}
+    speaking = _speaking(store, conversation_id)
     held = [t for t in occurrence_terms(store, frame) if t not in speaking]
     nouns = [t for t in held if t not in verbs and reported(t)]
     return nouns or [t for t in held if t in verbs and t not in LIGHT_VERBS and reported(t)]
@@ -568,12 +573,12 @@ WORD_EXEMPLARS = 200  # at most this many reports holding the counted words join
 
 def kind_direction(store: Store, query: Query, frame: RecallFrame, settings: RetrievalSettings,
                    conversation_id: int | None,
-                   word_examples: Sequence[int] = ()) -> np.ndarray | None:
+                   examples_by_word: Sequence[int] = ()) -> np.ndarray | None:
     """The direction a counted memory is measured along: the (centred) question plus the
     centred mean of the reports that show what kind of memory is counted, each as a unit
     vector. They are the ``kind_exemplars`` (the bank's reports closest to the question) and
-    ``word_examples``, the reports of the whole bank holding the counted words
-    (``_counted_terms``; a question with a range).
+    ``examples_by_word`` (``word_examples``: the reports of the whole bank holding the counted
+    words; a question with a range).
 
     Pseudo-relevance feedback: "How many hikes did I do in May?" is a few words, while the
     bank's hike entries ("Hiked up Fox Valley with Ben", "Went hiking at Pine Lake") show
@@ -588,7 +593,7 @@ def kind_direction(store: Store, query: Query, frame: RecallFrame, settings: Ret
         return None
     question = _unit(np.asarray(query.vector, dtype=np.float32))
     examples = dict.fromkeys([*kind_exemplars(store, query, frame, settings, conversation_id),
-                              *word_examples])
+                              *examples_by_word])
     vectors = store.vectors_of(list(examples))
     mean = store.mean_vector()
     if not vectors or mean is None:
