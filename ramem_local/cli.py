@@ -175,6 +175,10 @@ def tuning_options(func: Callable) -> Callable:
         click.option("--centre-query/--raw-query", default=defaults.centre_query,
                      show_default=True,
                      help="Take the bank's mean direction off the dense query (see README)."),
+        click.option("--speaker-name-weight", default=defaults.speaker_name_weight,
+                     show_default=True, type=click.FloatRange(0.0, 1.0),
+                     help="How much the names of who speaks weigh in the dense query "
+                          "(1: the question as written; see README)."),
         click.option("--candidates", default=defaults.candidates, show_default=True,
                      type=click.IntRange(25, 100_000),
                      help="Binary / int8 index: candidates rescored exactly per scan."),
@@ -193,9 +197,11 @@ def tuning_options(func: Callable) -> Callable:
                 neighbour_weight: float, event_time_first: bool,
                 fill_missing_ranks: bool, drop_repeated_turns: bool, recent_days: int,
                 depth: int, dense_index: str, candidates: int, centre_query: bool,
-                multi_step: bool, count_expansion: bool, **kwargs: Any) -> Any:
+                speaker_name_weight: float, multi_step: bool, count_expansion: bool,
+                **kwargs: Any) -> Any:
         tuning = SearchTuning(
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
+            speaker_name_weight=speaker_name_weight,
             multi_step=multi_step, count_expansion=count_expansion,
             depth=depth, buffer_days=buffer_days, buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,

@@ -67,10 +67,23 @@ def named_persons(text: str, names: Iterable[str]) -> list[str]:
     for name in names:
         if not name or not name.strip():
             continue
-        pattern = r"(?<!\w)" + re.escape(name.strip()) + r"(?:'s|’s|s')?(?!\w)"
-        if re.search(pattern, text, flags=re.IGNORECASE):
+        if _mention(name).search(text):
             found.append(name)
     return found
+
+
+def _mention(name: str) -> re.Pattern[str]:
+    return re.compile(r"(?<!\w)" + re.escape(name.strip()) + r"(?:'s|’s|s')?(?!\w)",
+                      re.IGNORECASE)
+
+
+def without_names(text: str, names: Iterable[str]) -> str:
+    """``text`` with every mention of ``names`` taken out (as ``named_persons`` finds them:
+    whole words, any case, possessives), spaces collapsed."""
+    for name in names:
+        if name and name.strip():
+            text = _mention(name).sub(" ", text)
+    return " ".join(text.split())
 
 
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$", re.IGNORECASE)

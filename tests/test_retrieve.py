@@ -9,7 +9,13 @@ from datetime import datetime, timezone
 import pytest
 
 from ramem_local import Memory
-from ramem_local.retrieve import RetrievalSettings, dedup_first, retrieve
+from ramem_local.retrieve import (
+    RetrievalSettings,
+    centred_query,
+    dedup_first,
+    question_vector,
+    retrieve,
+)
 from ramem_local.text import fts_match_query
 from ramem_local.types import DAY, Candidate, MemoryRecord, TimeRange
 
@@ -61,7 +67,9 @@ def test_baseline_mode_equals_the_content_list(memory):
     settings = RetrievalSettings(k=6, mode="baseline")
     baseline = retrieve(memory.store, memory.embedder, frame, settings)
     content_rows = memory.store.content_candidates(
-        query_vector=memory.embedder.embed_query(frame.need),
+        query_vector=centred_query(
+            question_vector(memory.store, memory.embedder, frame.need, settings, None),
+            memory.store.mean_vector()),
         fts_query=fts_match_query(frame.need),
         depth=settings.depth, limit=settings.k)
     assert [c.memory.id for c in baseline.results] == [r.id for r in content_rows]

@@ -26,6 +26,7 @@ class SearchTuning:
     dense_index: str = RetrievalSettings.dense_index
     candidates: int = RetrievalSettings.candidates
     centre_query: bool = RetrievalSettings.centre_query
+    speaker_name_weight: float = RetrievalSettings.speaker_name_weight
     multi_step: bool = RetrievalSettings.multi_step
     count_expansion: bool = RetrievalSettings.count_expansion
 
@@ -50,6 +51,7 @@ class SearchTuning:
         else:
             dense = f"dense {self.dense_index} ({self.candidates} rescored)"
         parts.append(dense + (", centred query" if self.centre_query else ", raw query"))
+        parts.append(f"speaker names weigh {self.speaker_name_weight:g} in the dense query")
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
         if not self.multi_step:
@@ -67,6 +69,7 @@ class SearchTuning:
             fill_missing_ranks=self.fill_missing_ranks,
             drop_repeated_turns=self.drop_repeated_turns, dense_index=self.dense_index,
             candidates=max(self.candidates, self.depth, k), centre_query=self.centre_query,
+            speaker_name_weight=self.speaker_name_weight,
             multi_step=self.multi_step, count_expansion=self.count_expansion,
         )
 
