@@ -25,6 +25,10 @@ a summary table on stdout.
 
     PYTHONPATH=. python scripts/llm_subset.py MODEL LOCOMO.json --models-dir DIR \\
         --threads 2 --out rows.jsonl
+
+The twin rule on more questions than the subset asks: extract more sessions once with
+``--questions 0 --bank DIR``, then ``--twin-rule --bank DIR`` (same ``--sessions``) searches
+both banks with every question of categories 1-4 inside them, no model loaded.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from datetime import date, tzinfo
 from pathlib import Path
 from typing import Any, TextIO
 
-from ramem_local import Memory, SearchDefaults, models
+from ramem_local import Memory, RetrievalSettings, SearchDefaults, models
 from ramem_local import answer as answer_module
 from ramem_local.eval.locomo import LocomoQuestion, load_questions
 from ramem_local.eval.metrics import bleu1, recall_at_k, set_f1, token_f1
@@ -327,6 +331,40 @@ def format_summary(model: str, summary: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# --------------------------------------------------------------------------- the twin rule
+
+
+def twin_rule(locomo: Path, work: Path, sessions: int, *, speaker_name_weight: float | None,
+              embedder: Path = EMBEDDER) -> str:
+    """Both tiers against turns alone, search only (no model is loaded): R@10 on every question
+    of categories 1-4 whose evidence lies inside the first ``sessions`` sessions, on the two
+    banks a run with ``--bank`` left in ``work``, and the questions whose hit differs."""
+    questions = select_questions(load_questions(locomo)[SAMPLE], sessions, cap=10_000,
+                                 categories=(1, 2, 3, 4))
+    settings = RetrievalSettings(k=K) if speaker_name_weight is None else \
+        RetrievalSettings(k=K, speaker_name_weight=speaker_name_weight)
+    hits: dict[str, list[float]] = {}
+    for name in ("turns", "both"):
+        with Memory.open(work / f"{name}.db", embedder=embedder, country=LOCOMO_COUNTRY,
+                         defaults=SearchDefaults(), create=False) as bank:
+            hits[name] = [_hits(bank.search(q.question, settings=settings,
+                                            conversation=SAMPLE).results[:K], set(q.evidence))
+                          for q in questions]
+            if name == "both":
+                extracted = sum(m.kind == "extracted"
+                                for m in bank.list(limit=100_000, conversation=SAMPLE))
+    lines = [f"twin rule · {SAMPLE} sessions 1-{sessions} · {extracted} extracted memories · "
+             f"{len(questions)} questions of cats 1-4 · K={K} · speaker name weight "
+             f"{settings.speaker_name_weight:g}",
+             f"  R@10 turns alone {_mean(hits['turns']):.3f} · "
+             f"both tiers {_mean(hits['both']):.3f}"]
+    for question, alone, both in zip(questions, hits["turns"], hits["both"], strict=True):
+        if alone != both:
+            lines.append(f"  {alone:.0f} -> {both:.0f}  cat {question.category}  "
+                         f"{question.question}  {question.evidence}")
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- the run
 
 
@@ -532,7 +570,18 @@ def main() -> None:
     parser.add_argument("--summarize", action="store_true",
                         help="print the summary of the rows in --out (no model is loaded)")
     parser.add_argument("--first", type=int, help="with --summarize: the first N questions")
+    parser.add_argument("--twin-rule", action="store_true",
+                        help="with --bank: both tiers against turns alone on every question of "
+                             "cats 1-4 inside --sessions, search only (no model is loaded)")
+    parser.add_argument("--speaker-name-weight", type=float,
+                        help="with --twin-rule: the search setting (default: the library's)")
     args = parser.parse_args()
+    if args.twin_rule:
+        if args.bank is None:
+            parser.error("--twin-rule reads the banks of an earlier run: give --bank")
+        print(twin_rule(args.locomo, args.bank, args.sessions,
+                        speaker_name_weight=args.speaker_name_weight))
+        return
     if args.summarize:
         rows = read_rows(args.out.read_text(encoding="utf-8").splitlines())
         print(format_summary(args.model, summarize_rows(rows, args.first)))

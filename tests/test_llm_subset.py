@@ -195,6 +195,17 @@ def test_a_run_on_the_first_session_with_a_scripted_model(locomo_dev, minilm_dir
     assert summary["windows_done_share"] == 1.0 and summary["n_questions"] == 2
     assert summary["memories_per_window"] == 4.0
 
+    # the twin rule on the banks the run left: search only, every cat 1-4 question inside
+    inside = llm_subset.select_questions(load_questions(locomo_dev)[llm_subset.SAMPLE], 1,
+                                         10_000, categories=(1, 2, 3, 4))
+    report = llm_subset.twin_rule(locomo_dev, tmp_path, 1, speaker_name_weight=1.0,
+                                  embedder=minilm_dir).splitlines()
+    assert report[0].startswith("twin rule · conv-26 sessions 1-1 · 4 extracted memories · "
+                                f"{len(inside)} questions of cats 1-4")
+    assert report[0].endswith("speaker name weight 1")
+    assert report[1].startswith("  R@10 turns alone ")
+    assert all(" -> " in line for line in report[2:])
+
 
 def test_answer_first_puts_the_answer_before_the_reasoning(monkeypatch):
     from ramem_local import answer as answer_module
