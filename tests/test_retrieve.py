@@ -340,3 +340,25 @@ def test_without_an_embedder_the_range_is_listed_even_when_bm25_matches_nothing(
         assert "(day 161)" in top.memory.content
         assert (top.list_name, top.tier) == ("context", 0)
         assert any("follow the BM25 hits" in note for note in response.trace.notes)
+
+
+@pytest.mark.parametrize(("text", "is_report"), [
+    ("Started The Copper Key on the train. Have you read it?", True),  # tells, then asks back
+    ("Finished the race! Did you watch it?", True),
+    ("Started The Copper Key on the train.", True),
+    ("Can you recommend a book like The Copper Key?", False),
+    ("Can you recommend a book? Something like The Copper Key?", False),  # questions only
+    ("Is 3.5 stars fair for The Copper Key?", False),  # a point inside a word ends nothing
+])
+def test_a_memory_is_a_report_unless_all_it_says_is_asked(tmp_path, hashing_embedder, text,
+                                                           is_report):
+    """Occurrences and reports-first leave out the questions ("Can you recommend ...?" is no
+    occurrence of reading), not a turn that tells something and asks back, as people do in
+    chat: "... called Cyberpunk 2077. Have you played anything good lately?" (LoCoMo)."""
+    from ramem_local.retrieve import report_times
+
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        memory_id = memory.add(text, at="2024-03-01 10:00")
+        frame = memory.frame("What did I read in March 2024?", as_of="2024-04-01")
+        found = report_times(memory.store, [memory_id], frame, RetrievalSettings(), None)
+        assert (memory_id in found) is is_report

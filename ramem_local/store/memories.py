@@ -534,7 +534,7 @@ class MemoryTables(StorePart):
         """(memory id, when it happened) of the reports that match ``fts_query`` in the
         memory's own columns (or are ``among`` these ids; else every memory) and happened in
         ``[happened_from, happened_until)``, newest or oldest first. A report is not said by
-        ``assistant`` and is not a question (``retrieval_sql.OCCURRENCES``); with ``persons``,
+        ``assistant`` and is not only a question (``retrieval_sql.OCCURRENCES``); with ``persons``,
         only one said by one of them or naming one."""
         sql = occurrences_statement(
             lexical=fts_query is not None, conversation_scoped=conversation_id is not None,

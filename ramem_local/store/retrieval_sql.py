@@ -293,15 +293,18 @@ def session_overlap_by_time_statement(*, conversation_scoped: bool, exclude_turn
 # Occurrences: the memories that report something happening and match the need, placed by
 # when it happened (the event time, else when the memory was said), for "when did I last /
 # first ..." and "how many times ...". A report is said by somebody other than the assistant
-# and is not itself a question ("Can you suggest a recipe for shakshuka?" is no occurrence of
-# cooking it).
+# and is not only a question ("Can you suggest a recipe for shakshuka?" is no occurrence of
+# cooking it): a memory ending in "?" with no sentence ended by ". " or "! " before it. What
+# tells something and then asks back ("... called Cyberpunk 2077. Have you played anything
+# good lately?", as people write in chat) is a report.
 OCCURRENCES = """
 WITH
 candidates AS ({candidates}),
 reports AS MATERIALIZED (
     SELECT m.id, m.event_start, m.session_start
     FROM candidates JOIN memories AS m ON m.id = candidates.id
-    WHERE rtrim(m.content) NOT LIKE '%?' {filters} {persons}
+    WHERE NOT (rtrim(m.content) LIKE '%?' AND m.content NOT LIKE '%. %'
+               AND m.content NOT LIKE '%! %') {filters} {persons}
       AND NOT EXISTS (SELECT 1 FROM memory_turns AS rmt JOIN turns AS rt ON rt.id = rmt.turn_id
                       WHERE rmt.memory_id = m.id AND lower(rt.speaker) = lower(:assistant))
 ),
