@@ -159,6 +159,9 @@ def tuning_options(func: Callable) -> Callable:
         click.option("--fill-missing-ranks/--no-fill-missing-ranks",
                      default=defaults.fill_missing_ranks, show_default=True,
                      help="Inside the range, a memory one list misses ranks after its last hit."),
+        click.option("--fill-content-ranks/--no-fill-content-ranks",
+                     default=defaults.fill_content_ranks, show_default=True,
+                     help="The same in the content list (the whole bank)."),
         click.option("--drop-repeated-turns/--keep-repeated-turns",
                      default=defaults.drop_repeated_turns, show_default=True,
                      help="List only the first of a turn and the one memory extracted from it."),
@@ -195,7 +198,8 @@ def tuning_options(func: Callable) -> Callable:
     @functools.wraps(func)
     def wrapper(*args: Any, buffer_days: float, buffer_after_days: float | None,
                 neighbour_weight: float, event_time_first: bool,
-                fill_missing_ranks: bool, drop_repeated_turns: bool, recent_days: int,
+                fill_missing_ranks: bool, fill_content_ranks: bool,
+                drop_repeated_turns: bool, recent_days: int,
                 depth: int, dense_index: str, candidates: int, centre_query: bool,
                 speaker_name_weight: float, multi_step: bool, count_expansion: bool,
                 **kwargs: Any) -> Any:
@@ -206,6 +210,7 @@ def tuning_options(func: Callable) -> Callable:
             depth=depth, buffer_days=buffer_days, buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,
             event_time_first=event_time_first, fill_missing_ranks=fill_missing_ranks,
+            fill_content_ranks=fill_content_ranks,
             drop_repeated_turns=drop_repeated_turns, recent_days=recent_days,
         )
         return func(*args, tuning=tuning, **kwargs)

@@ -78,7 +78,10 @@ class RetrievalSettings:
     exclude_turns: bool = False
     neighbour_weight: float = NEIGHBOUR_WEIGHT
     event_time_first: bool = False
-    fill_missing_ranks: bool = True
+    fill_missing_ranks: bool = True  # inside the range (context list)
+    # In the content list too: a memory one list missed ranks after that list's last hit
+    # (retrieval_sql.FILLED_RANKS); measured on vs off in the README, "Retrieval evaluation".
+    fill_content_ranks: bool = True
     drop_repeated_turns: bool = True  # see without_repeated_turns (twins listed once)
     # Dense KNN: "int8" (a filtered pool of up to `candidates` memories scored exactly from
     # their float vectors; from a larger one, the max(2 * depth, 50) nearest by an in-RAM scan
@@ -150,6 +153,7 @@ def content_list(
         neighbour_weight=settings.neighbour_weight, conversation_id=conversation_id,
         exclude_turns=settings.exclude_turns, dense_index=settings.dense_index,
         candidates=settings.candidates, written_by=written_by,
+        fill_missing_ranks=settings.fill_content_ranks,
     )
 
 

@@ -22,6 +22,7 @@ class SearchTuning:
     neighbour_weight: float = RetrievalSettings.neighbour_weight
     event_time_first: bool = RetrievalSettings.event_time_first
     fill_missing_ranks: bool = RetrievalSettings.fill_missing_ranks
+    fill_content_ranks: bool = RetrievalSettings.fill_content_ranks
     drop_repeated_turns: bool = RetrievalSettings.drop_repeated_turns
     dense_index: str = RetrievalSettings.dense_index
     candidates: int = RetrievalSettings.candidates
@@ -41,6 +42,8 @@ class SearchTuning:
             parts.append("event time first")
         if self.fill_missing_ranks:
             parts.append("missing ranks filled")
+        if self.fill_content_ranks:
+            parts.append("missing content ranks filled")
         if not self.drop_repeated_turns:
             parts.append("turns beside their extracted memory kept")
         if self.dense_index == "exact":
@@ -67,6 +70,7 @@ class SearchTuning:
             k=k, depth=max(self.depth, k), mode=mode, neighbour_weight=self.neighbour_weight,
             event_time_first=self.event_time_first,
             fill_missing_ranks=self.fill_missing_ranks,
+            fill_content_ranks=self.fill_content_ranks,
             drop_repeated_turns=self.drop_repeated_turns, dense_index=self.dense_index,
             candidates=max(self.candidates, self.depth, k), centre_query=self.centre_query,
             speaker_name_weight=self.speaker_name_weight,

@@ -419,8 +419,10 @@ class MemoryTables(StorePart):
         dense_index: str = "exact",
         candidates: int = 200,
         written_by: int | None = None,
+        fill_missing_ranks: bool = False,
     ) -> list[RankedRow]:
-        """The content list: RRF of dense KNN and BM25 over the bank, in fused order.
+        """The content list: RRF of dense KNN and BM25 over the bank, in fused order; with
+        ``fill_missing_ranks`` a memory one list missed ranks after that list's last hit.
         ``dense_index="int8"`` draws the ``rescored(depth)`` nearest memories from the in-RAM
         scan of the int8 codes (``int8_matrix``), ``"binary"`` the ``candidates`` nearest by
         Hamming distance of their signs (a pool of at most ``candidates``: all of it); their
@@ -434,7 +436,8 @@ class MemoryTables(StorePart):
         sql = content_statement(
             with_dense=with_dense, with_lexical=with_lexical,
             conversation_scoped=conversation_id is not None, exclude_turns=exclude_turns,
-            dense_index=dense_index, written_by=written_by is not None,
+            fill_missing_ranks=fill_missing_ranks, dense_index=dense_index,
+            written_by=written_by is not None,
         )
         dense_params = self._dense_list_params(
             query_vector if with_dense else None, dense_index, max(candidates, depth), depth,

@@ -120,9 +120,14 @@ ordered AS (
     FROM {fused}
 )"""
 
-# Inside the session-overlap filter the dense list usually holds the whole pool, so a memory
-# missing from the BM25 list is one that shares no word with the question, not one ranked
-# beyond the cut: it gets the rank after the list's last hit instead of no share at all.
+# A memory one list missed gets the rank after that list's last hit instead of no share at
+# all. Inside the session-overlap filter the dense list usually holds the whole pool, so a
+# memory missing from the BM25 list is one that shares no word with the question, not one
+# ranked beyond the cut. In the content list (the whole bank, each list cut at :depth) it is
+# the best rank the memory can have in the list that missed it: without it, a memory one list
+# ranks high loses to every memory both lists found at middling ranks (1/63 < 1/70 + 1/75;
+# "They love learning about animals", dense third for "What do Melanie's kids like?", shares
+# no word with it that BM25 ranks by).
 FILLED_RANKS = """
 filled AS (
     SELECT id,
@@ -247,7 +252,7 @@ def _fusion(
     else:
         dense = DENSE_SCORED.format(filters=" ".join(memory_filters))
     lexical = LEXICAL_BM25.format(filters=" ".join(memory_filters)) if with_lexical else EMPTY_RANKS
-    fill = session_overlap and fill_missing_ranks
+    fill = fill_missing_ranks
     # The dense list's exact as-of check (the int8 scan tests only the session start).
     dense_written = ("WHERE NOT " + WRITTEN_AFTER.format(memory="dense_hits.id")
                      if written_by else "")
@@ -257,12 +262,13 @@ def _fusion(
 
 def content_statement(
     *, with_dense: bool, with_lexical: bool, conversation_scoped: bool, exclude_turns: bool,
-    dense_index: str = "exact", written_by: bool = False,
+    fill_missing_ranks: bool = False, dense_index: str = "exact", written_by: bool = False,
 ) -> str:
     """RRF of dense KNN and BM25 over the whole bank (or one conversation)."""
     fusion = _fusion(with_dense=with_dense, with_lexical=with_lexical,
                      conversation_scoped=conversation_scoped, exclude_turns=exclude_turns,
-                     session_overlap=False, dense_index=dense_index, written_by=written_by)
+                     session_overlap=False, fill_missing_ranks=fill_missing_ranks,
+                     dense_index=dense_index, written_by=written_by)
     return CONTENT.format(fusion=fusion)
 
 
