@@ -161,7 +161,8 @@ def tuning_options(func: Callable) -> Callable:
                      help="Inside the range, a memory one list misses ranks after its last hit."),
         click.option("--fill-content-ranks/--no-fill-content-ranks",
                      default=defaults.fill_content_ranks, show_default=True,
-                     help="The same in the content list (the whole bank)."),
+                     help="In the content list (the whole bank) too, a memory one list "
+                          "misses ranks after that list's last hit."),
         click.option("--drop-repeated-turns/--keep-repeated-turns",
                      default=defaults.drop_repeated_turns, show_default=True,
                      help="List only the first of a turn and the one memory extracted from it."),
