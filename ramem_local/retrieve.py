@@ -693,9 +693,9 @@ def question_vector(store: Store, embedder: Embedder, text: str, settings: Retri
 
     vector = embedder.embed_query(text)
     weight = settings.speaker_name_weight
-    speakers = [name for name in store.participants(conversation_id)
-                if name.casefold() not in ROLE_SPEAKERS]
-    without = without_names(text, speakers) if weight < 1.0 else text
+    if weight >= 1.0:
+        return vector
+    without = without_names(text, _speaking(store, conversation_id) - ROLE_SPEAKERS)
     if without == " ".join(text.split()) or not without:
         return vector
     mixed = weight * _unit(np.asarray(vector, dtype=np.float32)) \

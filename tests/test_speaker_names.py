@@ -69,6 +69,10 @@ def test_the_question_and_the_question_without_speakers_are_mixed_by_the_weight(
                                      RetrievalSettings(speaker_name_weight=1.0), None)
         assert embedder.queries == [question], "weight 1: the question as written, once"
         assert np.array_equal(as_written, embedder.embed_query(question))
+        embedder.queries.clear()
+        question_vector(store, embedder, "What  state did Nate visit?",
+                        RetrievalSettings(speaker_name_weight=1.0), None)
+        assert embedder.queries == ["What  state did Nate visit?"], "once, whatever its spaces"
 
         for unchanged in ("What did I do with Lena?",  # Lena never speaks
                           "What did me and the assistant plan?"):  # roles are not names
