@@ -17,13 +17,14 @@ from ramem_local.ingest.anchor import (
     copied_turn,
     dedup_key,
     event_cues,
+    first_person,
     ground_event_time,
     parse_event_day,
     tense_direction,
 )
 from ramem_local.ingest.extract import EntryRejected, turn_labels
 from ramem_local.recall import detect_cues
-from ramem_local.types import DAY, TimeRange
+from ramem_local.types import DAY, TimeRange, Turn
 
 pytest_plugins = ("chat_fixtures",)
 
@@ -467,7 +468,44 @@ def test_an_entry_that_repeats_a_turn_word_for_word_is_a_copy(bank, content, cop
     assert (copied.external_id if copied else None) == copy_of
 
 
+@pytest.mark.parametrize(
+    ("content", "pronoun"),
+    [
+        ("Mel talked about my transgender journey.", "my"),  # the 0.5B on Caroline's turn
+        ("Melanie is looking into counseling as a career. I want to help", "I"),
+        ("Caroline said it made me think.", "me"),
+        ("I'm training for the Lisbon half marathon.", "I"),
+        ("My sister Lena visited Caroline.", "My"),
+        ("Caroline's sign read \"I am enough\" at the parade.", None),  # a quotation
+        ("Caroline named the puppy Luna.", None),
+        ("Mimi met Ines in Mykonos; IMAX tickets were mine to buy", "mine"),
+        ("Mimi met Ines in Mykonos at the IMAX.", None),  # whole words only
+    ],
+)
+def test_first_person_is_found_outside_quotes(content, pronoun):
+    assert first_person(content) == pronoun
+
+
+def test_an_entry_in_the_first_person_about_a_named_speaker_is_rejected(window):
+    reason = r"says 'my' where a speaker's name belongs \(the cited turns are Caroline's\)"
+    with pytest.raises(EntryRejected, match=reason):
+        anchor(window, entry("Mel talked about my school event and my transgender journey.",
+                             "D1:3"))
+
+
+def test_the_users_own_entry_keeps_its_first_person():
+    """A journal's or an assistant chat's "me": "I" is the user, nobody else."""
+    noon = said(WED)
+    turns = [Turn("me", "Hiked up Hawk Hill with Olga; the wind was brutal.", noon, 1, "e1",
+                  id=1)]
+    record = anchor_entry(entry("I hiked up Hawk Hill with Olga on 8 May 2024.", "e1"),
+                          turn_labels(turns), {1: (noon, noon)}, UTC, conversation="journal",
+                          participants=["me"])
+    assert record.content == "I hiked up Hawk Hill with Olga on 8 May 2024."
+
+
 def test_a_copy_is_rejected_with_the_turn_it_repeats(window):
-    with pytest.raises(EntryRejected, match="repeats turn D1:3 word for word"):
+    reason = r"repeats turn D1:3 word for word \(said by Caroline\)"
+    with pytest.raises(EntryRejected, match=reason):
         anchor(window, entry("Melanie: Lovely. I went to an LGBTQ support group yesterday, it "
                              "was so powerful.", "D1:3"))

@@ -56,6 +56,7 @@ from ..recall.calendars import date_order
 from ..recall.time import detect_cues
 from ..text import canonical_person, normalised_hash, words
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
+from .chats import ME
 from .extract import clean_field, read_entry
 
 # Event ranges wider than this say little about *which* episode a memory belongs to ("this
@@ -269,8 +270,13 @@ def anchor_entry(
     cited = cited_turns(read.source_turns, turns_by_label)
     copied = copied_turn(read.content, turns_by_label.values())
     if copied is not None:
-        raise EntryRejected(f"repeats turn {copied.external_id or copied.id} word for word: "
-                            f"{read.content[:80]!r}")
+        raise EntryRejected(f"repeats turn {copied.external_id or copied.id} word for word "
+                            f"(said by {copied.speaker}): {read.content[:80]!r}")
+    speakers = list(dict.fromkeys(t.speaker for t in cited if t.speaker != ME))
+    pronoun = first_person(read.content) if speakers else None
+    if pronoun is not None:
+        raise EntryRejected(f"says {pronoun!r} where a speaker's name belongs (the cited turns "
+                            f"are {' and '.join(speakers)}'s): {read.content[:80]!r}")
     spans = [session_spans[turn.stored_id] for turn in cited]
     event = entry_event_time(read.event_date, read.content, cited, tz, country=country)
     return MemoryRecord(
@@ -317,6 +323,21 @@ def copied_turn(content: str, turns: Iterable[Turn]) -> Turn | None:
                 and len(heard & said_set) >= COPY_COVER * len(heard)):
             return turn
     return None
+
+
+_FIRST_PERSON = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b")
+_QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
+
+
+def first_person(content: str) -> str | None:
+    """The first "I", "me", "my", "mine" or "myself" of an entry outside double quotes, if any.
+
+    An entry citing somebody's turns stands alone only with names: "Mel talked about my
+    transgender journey" (Qwen2.5-Coder-0.5B on Caroline's turn) says something false about
+    whoever reads as "my". Where every cited turn is the user's own ("me", a journal or a chat
+    with the assistant), "I" is the user and stays."""
+    found = _FIRST_PERSON.search(_QUOTED.sub(" ", content))
+    return found.group(0) if found else None
 
 
 def cited_turns(labels: Sequence[object], turns_by_label: Mapping[str, Turn]) -> list[Turn]:
