@@ -229,6 +229,8 @@ def placement_text(candidate: Candidate) -> str:
 def window_line(window: Any, eta_seconds: float | None = None) -> str:
     """One extraction window's outcome, for progress on stderr (with the ETA of the rest)."""
     outcome = window.status + (f" ({window.error})" if window.error else "")
+    if window.repaired and window.status != "failed":
+        outcome += " (after a second request: every entry of the first reply was refused)"
     if window.cut_short:
         outcome += " (a reply was cut short: the entries it finished are kept)"
     left = window.total - window.index

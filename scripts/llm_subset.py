@@ -152,12 +152,12 @@ class RecordingLLM:
 
 
 def shown_turn_labels(messages: Sequence[dict]) -> set[str]:
-    """The turn ids an extraction prompt showed in its excerpt, the last user message
-    (``[D1:3] 2023-05-08 13:56 Caroline: ...``; the worked example's turns before it are
-    not the window's)."""
-    excerpt = [message for message in messages if message.get("role") == "user"][-1:]
-    return {m for message in excerpt
-            for m in _TURN_LINE.findall(str(message.get("content", "")))}
+    """The turn ids an extraction prompt showed in its excerpt, the last user message that
+    shows turns (``[D1:3] 2023-05-08 13:56 Caroline: ...``; the worked example's turns before
+    it are not the window's, and a repair request after it shows none)."""
+    shown = [_TURN_LINE.findall(str(message.get("content", ""))) for message in messages
+             if message.get("role") == "user"]
+    return set(next((labels for labels in reversed(shown) if labels), []))
 
 
 def extraction_citations(calls: Iterable[RecordedCall]) -> dict[str, int]:
@@ -381,7 +381,8 @@ def _extract(memory: Memory, recorder: RecordingLLM, emit: Callable[[dict], None
                "status": window.status, "error": window.error,
                "memories_new": window.memories_new, "memories_merged": window.memories_merged,
                "entries_rejected": window.entries_rejected, "llm_calls": window.llm_calls,
-               "split": window.split, "cut_short": window.cut_short, "tokens_in": window.tokens_in,
+               "split": window.split, "cut_short": window.cut_short,
+               "repaired": window.repaired, "tokens_in": window.tokens_in,
                "tokens_out": window.tokens_out, "seconds": round(window.seconds, 1), **counts}
         rows.append(row)
         emit(row)

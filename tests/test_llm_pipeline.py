@@ -225,10 +225,11 @@ def test_invalid_json_fails_the_window_without_retry(bank):
 
 def test_a_window_whose_entries_all_fail_validation_is_failed_with_the_reason(bank):
     reply = {"entries": [entry("ok", "D1:1"), entry("fine", "D1:2")]}
-    report = run_extraction(bank.store, ScriptedLLM([reply]), bank.embedder, tz=UTC)
-    assert (report.failed, report.entries_rejected) == (1, 2)
-    assert window_rows(bank)[0].error.startswith(
-        "no valid entry (2 rejected; first: content says nothing")
+    report = run_extraction(bank.store, ScriptedLLM([reply, reply]), bank.embedder, tz=UTC)
+    assert (report.failed, report.entries_rejected, report.llm_calls) == (1, 4, 2)
+    error = window_rows(bank)[0].error
+    assert error.startswith("no valid entry (4 rejected; first: content says nothing")
+    assert error.endswith("; asked again: no valid entry either")
 
 
 def test_an_empty_entry_list_is_a_done_window(bank):
@@ -370,11 +371,58 @@ def test_a_window_of_copies_of_its_turns_keeps_none_and_fails(bank):
     reply = {"entries": [entry("Caroline: I am researching adoption agencies now.", "D2:1"),
                          entry("Melanie: Lovely. I went to an LGBTQ support group yesterday, it "
                                "was so powerful.", "D1:3")]}
-    report = run_extraction(bank.store, ScriptedLLM([reply]), bank.embedder, tz=UTC)
+    report = run_extraction(bank.store, ScriptedLLM([reply, reply]), bank.embedder, tz=UTC)
     assert (report.done, report.failed, report.memories_new) == (0, 1, 0)
     [row] = window_rows(bank)
-    assert row.error.startswith("no valid entry (2 rejected; first: repeats turn D2:1 word for")
+    assert row.error.startswith("no valid entry (4 rejected; first: repeats turn D2:1 word for")
     assert extracted(bank) == []
+
+
+COPIES = {"entries": [entry("Caroline: I am researching adoption agencies now.", "D2:1")]}
+RESTATED = {"entries": [entry("Caroline is researching adoption agencies.", "D2:1")]}
+
+
+def test_a_window_whose_entries_are_all_refused_is_asked_again_with_the_reasons(bank):
+    llm = ScriptedLLM([COPIES, RESTATED])
+    report = run_extraction(bank.store, llm, bank.embedder, tz=UTC)
+    [window] = report.windows
+    assert (window.status, window.repaired, window.llm_calls) == ("done", True, 2)
+    assert (window.entries, window.entries_rejected, window.memories_new) == (2, 1, 1)
+    assert [m.content for m in extracted(bank)] == ["Caroline is researching adoption agencies."]
+    first, second = (call["messages"] for call in llm.calls)
+    assert second[:len(first)] == first  # the same excerpt: the prompt prefix is reused
+    reply, request = second[len(first):]
+    assert (reply["role"], json.loads(reply["content"])) == ("assistant", COPIES)
+    assert request["role"] == "user"
+    assert ("- repeats turn D2:1 word for word (said by Caroline): 'Caroline: I am researching"
+            in request["content"])
+    assert window_line(window).startswith("  window 1/1 of chat: done (after a second request")
+
+
+def test_a_window_with_one_entry_kept_is_not_asked_again(bank):
+    mixed = {"entries": [*COPIES["entries"], *RESTATED["entries"]]}
+    report = run_extraction(bank.store, ScriptedLLM([mixed]), bank.embedder, tz=UTC)
+    [window] = report.windows
+    assert (window.status, window.repaired, window.llm_calls) == ("done", False, 1)
+    assert (window.entries_rejected, window.memories_new) == (1, 1)
+
+
+def copy_of_the_first_turn_shown(messages, schema, max_tokens):
+    line = next(line for line in messages[-1]["content"].splitlines() if line.startswith("["))
+    return {"entries": [entry(line.split(": ", 1)[1], line[1:line.index("]")])]}
+
+
+def test_a_split_window_is_asked_again_about_the_whole_window(bank):
+    llm = ScriptedLLM([truncated(), copy_of_the_first_turn_shown, copy_of_the_first_turn_shown,
+                       RESTATED])
+    report = run_extraction(bank.store, llm, bank.embedder, tz=UTC)
+    [window] = report.windows
+    assert (window.status, window.split, window.repaired, window.llm_calls) == (
+        "done", True, True, 4)
+    assert (window.entries, window.entries_rejected) == (3, 2)  # each half copied a turn
+    assert [m.content for m in extracted(bank)] == ["Caroline is researching adoption agencies."]
+    excerpt = llm.calls[-1]["messages"][-3]["content"]  # before the reply and the request
+    assert sum(line.startswith("[") for line in excerpt.splitlines()) == window.turns
 
 
 def test_the_progress_line_says_when_a_reply_was_cut_short(bank):

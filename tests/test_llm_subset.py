@@ -16,7 +16,7 @@ import pytest
 
 from ramem_local import models
 from ramem_local.eval.locomo import LocomoQuestion, load_questions
-from ramem_local.ingest.extract import build_messages
+from ramem_local.ingest.extract import build_messages, repair_request
 from ramem_local.protocols import LLMResult
 from ramem_local.testing import ScriptedLLM
 from ramem_local.types import RecallFrame, TimeRange, Turn
@@ -70,6 +70,8 @@ def test_citations_are_valid_only_when_the_prompt_showed_the_turn():
              Turn("Melanie", "How was it?", moment + 60, 1, "D1:4", id=4)]
     messages = build_messages(turns, UTC)
     assert llm_subset.shown_turn_labels(messages) == {"D1:3", "D1:4"}
+    repair = messages + repair_request([], ["repeats turn D1:3 word for word: 'I went'"])
+    assert llm_subset.shown_turn_labels(repair) == {"D1:3", "D1:4"}
     reply = {"entries": [
         {"content": "Caroline went to a support group.", "source_turns": ["D1:3", "D9:9"],
          "event_date": "2023-05-07"},

@@ -10,7 +10,8 @@ turns, event time, persons) and makes it a memory.
 A model's output never makes the call raise: a truncated or looping reply (or a prompt too
 long for the context) is retried once as two half windows; a half whose reply is cut short
 again keeps the entries it finished (``complete_entries``); any other failure is returned as
-an error for the caller to record. An entry that cannot become a memory raises
+an error for the caller to record. A reply whose entries were all refused is answered once
+with the reasons (``repair_window``). An entry that cannot become a memory raises
 :class:`EntryRejected`, which the caller counts and records.
 """
 
@@ -109,6 +110,15 @@ EXAMPLE_ENTRIES = [
      "keywords": ["running", "half marathon", "training"], "location": "Lisbon",
      "topic": "running race", "event_date": None},
 ]
+
+
+REPAIR_REQUEST = """\
+None of these entries can be kept:
+{reasons}
+
+Write the entries for the same excerpt again. Restate each fact in your own words, in the third \
+person, with the speaker's name instead of "I" and absolute dates; never copy the text of a turn. \
+Reply with JSON only."""
 
 
 def _excerpt_request(excerpt: str) -> str:
@@ -223,6 +233,40 @@ class _Reply:
     finished: list[dict] = field(default_factory=list)  # cut short: its complete entries
 
 
+def repair_request(entries: Sequence[object], reasons: Sequence[str]) -> list[dict]:
+    """The follow-up to a reply none of whose entries could be kept: the reply as the model's
+    turn, then why each entry was refused and what to write instead."""
+    listed = "\n".join(f"- {reason}" for reason in reasons[:MAX_ENTRIES])
+    return [{"role": "assistant", "content": json.dumps({"entries": list(entries)})},
+            {"role": "user", "content": REPAIR_REQUEST.format(reasons=listed)}]
+
+
+def repair_window(
+    llm: LLM,
+    window_turns: Sequence[Turn],
+    entries: Sequence[object],
+    reasons: Sequence[str],
+    *,
+    max_tokens: int,
+    tz: tzinfo = timezone.utc,
+    temperature: float = 0.0,
+) -> WindowOutcome:
+    """Ask once more for a window whose reply had entries but none that could be kept (each
+    refused for ``reasons``, ``anchor.anchor_entry``'s): the same excerpt, the reply, and
+    the reasons. Qwen2.5-Coder-0.5B copies a turn word for word where the 1.5B restates it; told
+    so, it can write the entry again. Never raises for what the model does."""
+    outcome = WindowOutcome(entries=None, error=None)
+    reply = _one_call(llm, window_turns, max_tokens, tz, temperature, outcome.calls,
+                      follow_up=repair_request(entries, reasons))
+    if reply.error is None:
+        outcome.entries = reply.entries
+    elif reply.finished:
+        outcome.entries, outcome.cut_short = reply.finished, True
+    else:
+        outcome.error = reply.error
+    return outcome
+
+
 def _one_call(
     llm: LLM,
     turns: Sequence[Turn],
@@ -230,8 +274,9 @@ def _one_call(
     tz: tzinfo,
     temperature: float,
     calls: list[LLMCall],
+    follow_up: Sequence[dict] = (),
 ) -> _Reply:
-    messages = build_messages(turns, tz)
+    messages = build_messages(turns, tz) + list(follow_up)
     schema = window_schema(list(turn_labels(turns)))
     too_long = _prompt_too_long(llm, messages, max_tokens)
     if too_long is not None:

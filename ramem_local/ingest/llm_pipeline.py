@@ -27,7 +27,13 @@ from ..protocols import LLM, Embedder
 from ..store import Store
 from ..types import ExtractionWindow, LLMCall, MemoryRecord, Turn
 from .anchor import anchor_entry, dedup_key
-from .extract import MAX_ERROR_CHARS, PROMPT_VERSION, extract_window, turn_labels
+from .extract import (
+    MAX_ERROR_CHARS,
+    PROMPT_VERSION,
+    extract_window,
+    repair_window,
+    turn_labels,
+)
 from .reports import ExtractionReport, WindowReport
 from .windows import (
     DEFAULT_OVERLAP,
@@ -170,8 +176,19 @@ def _process_window(
         cut_short = outcome.cut_short
         entries = outcome.entries or []
     records, rejected = _anchor_all(entries, turns, conversation, tz, country)
+    repaired = error is None and bool(entries) and not records
+    if repaired:
+        repair = repair_window(llm, turns, entries, rejected, max_tokens=max_tokens, tz=tz)
+        calls += repair.calls
+        cut_short = repair.cut_short
+        again = repair.entries or []
+        entries = entries + again
+        records, rejected_again = _anchor_all(again, turns, conversation, tz, country)
+        rejected += rejected_again
     if error is None and entries and not records:
         error = f"no valid entry ({len(rejected)} rejected; first: {rejected[0]})"
+        if repaired:
+            error += f"; asked again: {repair.error or 'no valid entry either'}"
     vectors = None
     if error is None and records and embedder is not None:
         vectors = embedder.embed_documents([r.content for r in records])
@@ -183,7 +200,7 @@ def _process_window(
         error=error[:MAX_ERROR_CHARS] if error else None, memories_new=0, memories_merged=0,
         entries=len(entries), entries_rejected=len(rejected), llm_calls=total.calls, split=split,
         tokens_in=total.tokens_in, tokens_out=total.tokens_out, seconds=total.ms / 1000,
-        cut_short=cut_short,
+        cut_short=cut_short, repaired=repaired,
     )
     with store.atomic():
         if store.extraction_window_status(window.id) == DONE:  # another process finished it

@@ -70,6 +70,7 @@ class WindowReport:
     tokens_out: int
     seconds: float
     cut_short: bool = False  # some entries come from a reply cut short (extract.complete_entries)
+    repaired: bool = False  # every entry was refused: the model was asked again (repair_window)
 
 
 @dataclass
