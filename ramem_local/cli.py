@@ -584,7 +584,12 @@ def extract(context: Context, budget: float | None, since: str | None,
 
     Each window is one transaction: Ctrl-C or a crash loses at most the window in progress,
     which stays pending. Progress shows windows done and left with an ETA from the seconds
-    per window measured for this model on this bank. Example, over a few nights:
+    per window measured for this model on this bank.
+
+    An entry that repeats a turn word for word, or says "I" / "my" while citing somebody
+    else's turns, is refused; when a reply keeps nothing, the model is asked once more with
+    the reasons. A window that still fails is recorded (see `ramem stats`), its turns stay
+    searchable, and --retry-failed tries it again. Example, over a few nights:
 
       ramem --llm qwen3-4b-instruct-2507-q4_k_m extract --budget 8h
     """
