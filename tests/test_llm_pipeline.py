@@ -399,6 +399,13 @@ def test_a_window_whose_entries_are_all_refused_is_asked_again_with_the_reasons(
     assert window_line(window).startswith("  window 1/1 of chat: done (after a second request")
 
 
+def test_a_window_whose_second_reply_is_empty_stays_failed_for_a_later_retry(bank):
+    report = run_extraction(bank.store, ScriptedLLM([COPIES, {"entries": []}]), bank.embedder,
+                            tz=UTC)
+    assert (report.failed, report.memories_new) == (1, 0)
+    assert window_rows(bank)[0].error.endswith("; asked again: an empty reply")
+
+
 def test_a_window_with_one_entry_kept_is_not_asked_again(bank):
     mixed = {"entries": [*COPIES["entries"], *RESTATED["entries"]]}
     report = run_extraction(bank.store, ScriptedLLM([mixed]), bank.embedder, tz=UTC)

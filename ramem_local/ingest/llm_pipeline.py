@@ -188,7 +188,8 @@ def _process_window(
     if error is None and entries and not records:
         error = f"no valid entry ({len(rejected)} rejected; first: {rejected[0]})"
         if repaired:
-            error += f"; asked again: {repair.error or 'no valid entry either'}"
+            second = repair.error or ("no valid entry either" if again else "an empty reply")
+            error += f"; asked again: {second}"
     vectors = None
     if error is None and records and embedder is not None:
         vectors = embedder.embed_documents([r.content for r in records])
