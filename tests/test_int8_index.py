@@ -243,3 +243,51 @@ def test_a_pool_larger_than_the_candidates_has_only_its_int8_nearest_scored(tmp_
         assert dense_ids(store, query, "int8", candidates=600) == exact
     assert scored == [rescored(25), 600] * len(queries)
     assert rescored(25) == 50 and rescored(40) == 80
+
+
+def clustered_bank(tmp_path, clusters: int = 10, size: int = 30, dim: int = WIDE,
+                   ) -> tuple[Store, np.ndarray, list[list[int]]]:
+    """``clusters`` tight groups of ``size`` memories around random centres (cosine about
+    0.9 to their centre): a memory's nearest others are the rest of its group."""
+    rng = np.random.default_rng(11)
+    centres = unit_rows(rng, clusters, dim)
+    store = Store.open(tmp_path / "clustered.db")
+    store.bind_embedder(EmbedderFingerprint("clustered", dim, "c" * 64))
+    conversation_id = store.ensure_conversation("c")
+    groups: list[list[int]] = []
+    with store.atomic():
+        for c in range(clusters):
+            rows = centres[c] + 0.03 * rng.standard_normal((size, dim)).astype(np.float32)
+            ids = []
+            for i in range(size):
+                record = MemoryRecord(content=f"group {c} note {i}", kind="fact",
+                                      conversation="c", session_start=0, session_end=DAY)
+                ids.append(store.add_memory(record, dedup_key=f"{c}-{i}",
+                                            conversation_id=conversation_id))
+            store.add_vectors(ids, rows)
+            groups.append(ids)
+    return store, centres, groups
+
+
+def test_a_neighbourhood_is_as_close_as_the_group_its_memory_belongs_to(tmp_path):
+    store, centres, groups = clustered_bank(tmp_path)
+    toward = centres[0]
+    member, stranger = groups[0][0], groups[1][0]
+    closeness = store.neighbourhood_closeness([member, stranger], toward, 20)
+    vectors = store.vectors_of(groups[0][1:])
+    own_group = np.mean([v @ toward / np.linalg.norm(v) for v in vectors.values()])
+    assert closeness[member] == pytest.approx(own_group, abs=0.02)
+    assert closeness[member] > 0.8 and abs(closeness[stranger]) < 0.2
+
+
+def test_a_memory_between_two_groups_is_read_by_its_nearest_not_by_itself(tmp_path):
+    """Closer to group 1 than to group 0's centre it is measured by group 1, however close
+    it is itself; and a neighbourhood never spans more than a tenth of the pool."""
+    store, centres, _ = clustered_bank(tmp_path)
+    toward = centres[0]
+    between = add_fact(store, "between", 0.6 * centres[0] + 0.8 * centres[1])
+    closeness = store.neighbourhood_closeness([between], toward, 1000)
+    assert abs(closeness[between]) < 0.2  # its own closeness is 0.6
+    whole = store.neighbourhood_closeness([between], toward, 1000,
+                                          conversation_id=store.conversation_id("facts"))
+    assert whole == {}  # alone in its conversation: no other memory to read it by

@@ -18,6 +18,8 @@ from conftest import real_embedder_dir
 
 from ramem_local import Memory
 from ramem_local.cli import cli
+from ramem_local.errors import InputError
+from ramem_local.retrieve import RetrievalSettings
 
 pytestmark = pytest.mark.real_model
 
@@ -417,3 +419,27 @@ def test_a_count_never_matches_by_the_speakers_name(tmp_path):
         response = memory.search("How many times has Ana gone hiking?")
     assert response.count == 2, _count_note(response)
     assert "by the words 'hiking'" in _count_note(response)
+
+
+def test_a_count_can_read_the_kind_from_each_reports_neighbours(memory, monkeypatch):
+    """``kind_neighbours`` (off by default): each of the range's reports stands out by how
+    close its nearest memories are to the kind counted. In this 17-memory bank a
+    neighbourhood is one memory (a tenth of the bank): the Fox Valley loop's nearest is a
+    hike, the cat's adoption's is not."""
+    asked = []
+    read = memory.store.neighbourhood_closeness
+
+    def reading(memory_ids, direction, neighbours, **scope):
+        asked.append(neighbours)
+        return read(memory_ids, direction, neighbours, **scope)
+
+    monkeypatch.setattr(memory.store, "neighbourhood_closeness", reading)
+    memory.search("How many times did I go hiking in March 2023?")
+    assert asked == []  # off by default
+    settings = RetrievalSettings(kind_neighbours=20)
+    response = memory.search("How many times did I go hiking in March 2023?", settings=settings)
+    assert asked == [20]
+    counted = " ".join(c.memory.content for c in response.results if c.list_name == "counted")
+    assert response.count == 3 and "Fox Valley" in counted and "Pixel" not in counted
+    with pytest.raises(InputError, match="kind_neighbours"):
+        RetrievalSettings(kind_neighbours=-1)

@@ -30,6 +30,7 @@ class SearchTuning:
     speaker_name_weight: float = RetrievalSettings.speaker_name_weight
     multi_step: bool = RetrievalSettings.multi_step
     count_expansion: bool = RetrievalSettings.count_expansion
+    kind_neighbours: int = RetrievalSettings.kind_neighbours
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -61,6 +62,9 @@ class SearchTuning:
             parts.append("no multi-step (order, counts, event anchors off)")
         elif not self.count_expansion:
             parts.append("counts without expansion")
+        elif self.kind_neighbours != RetrievalSettings.kind_neighbours:
+            parts.append(f"count kind read from {self.kind_neighbours} neighbours"
+                         if self.kind_neighbours else "count kind by each memory's own closeness")
         return " · ".join(parts)
 
     def retrieval_settings(self, *, k: int, mode: str) -> RetrievalSettings:
@@ -75,6 +79,7 @@ class SearchTuning:
             candidates=max(self.candidates, self.depth, k), centre_query=self.centre_query,
             speaker_name_weight=self.speaker_name_weight,
             multi_step=self.multi_step, count_expansion=self.count_expansion,
+            kind_neighbours=self.kind_neighbours,
         )
 
     def frame(self, memory: Memory, question: str, *, mode: str,

@@ -25,6 +25,7 @@ an older generation is read again before it is used.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -63,6 +64,9 @@ INTEGER_PRODUCT_GRAPH = bytes.fromhex(
     "0a04646f7473120f0a0d080612090a0312014e0a02080142040a00100d"
 )
 
+
+# A neighbourhood is at most this fraction (1/N) of the memories it is drawn from.
+NEIGHBOURHOOD_SHARE = 10
 
 # How many bits are set in each byte value (numpy < 2 has no bitwise_count).
 _BITS_SET = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(axis=1)
@@ -130,6 +134,42 @@ class Int8Matrix:
         kept = min(count, larger_pool_keeps or count)
         best = np.argpartition(-scores, kept - 1)[:kept]
         return self.ids[pool[best]].tolist()
+
+    def neighbourhood_closeness(self, memory_ids: Sequence[int], direction: np.ndarray,
+                                neighbours: int, *, conversation_id: int | None = None,
+                                exclude_turns: bool = False,
+                                session_started_by: int | None = None) -> dict[int, float]:
+        """For each of ``memory_ids`` held here: the mean closeness (quantised cosine) to
+        ``direction`` of its ``neighbours`` nearest other memories that the filters let
+        through, at most a tenth of those (at least one): a neighbourhood that spans the
+        pool is the same for every memory. One scan of the pool per memory: meant for a few
+        dozen."""
+        pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, None,
+                                            session_started_by))
+        count = min(neighbours, max(1, len(pool) // NEIGHBOURHOOD_SHARE), len(pool) - 1)
+        if count < 1:
+            return {}
+        codes = self.codes if len(pool) == len(self) else self.codes[pool]
+        scales = self.scales[pool]
+        toward = self._cosines(codes, scales, direction)
+        pool_ids = self.ids[pool]
+        closeness: dict[int, float] = {}
+        for memory_id in memory_ids:
+            row = int(np.searchsorted(self.ids, memory_id))
+            if row >= len(self) or self.ids[row] != memory_id:
+                continue
+            vector = (self.codes[row].astype(np.float32) - CODE_OFFSET) * self.scales[row]
+            similar = self._cosines(codes, scales, vector)
+            similar[pool_ids == memory_id] = -np.inf
+            nearest = np.argpartition(-similar, count - 1)[:count]
+            closeness[memory_id] = float(toward[nearest].mean())
+        return closeness
+
+    @classmethod
+    def _cosines(cls, codes: np.ndarray, scales: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        """The quantised cosine of each row (``codes`` with their ``scales``) to ``vector``."""
+        vector_scales, _ = quantise(vector.reshape(1, -1))
+        return cls._dots(codes, vector) * scales * vector_scales[0]
 
     def _allowed(self, conversation_id: int | None, exclude_turns: bool,
                  overlapping: TimeRange | None, session_started_by: int | None = None,
