@@ -62,9 +62,8 @@ class SearchTuning:
             parts.append("no multi-step (order, counts, event anchors off)")
         elif not self.count_expansion:
             parts.append("counts without expansion")
-        elif self.kind_neighbours != RetrievalSettings.kind_neighbours:
-            parts.append(f"count kind read from {self.kind_neighbours} neighbours"
-                         if self.kind_neighbours else "count kind by each memory's own closeness")
+        elif self.kind_neighbours:
+            parts.append(f"count kind read from {self.kind_neighbours} neighbours")
         return " · ".join(parts)
 
     def retrieval_settings(self, *, k: int, mode: str) -> RetrievalSettings:
