@@ -98,6 +98,7 @@ class InstalledModel:
     name: str
     kind: str  # "llm" or "embedder"
     path: Path
+    details: str | None = None  # what the install measured, one line (an int8 copy's check)
 
 
 @dataclass(frozen=True)
@@ -190,10 +191,12 @@ def import_model(
 
 def quantize(name: str, models_dir: PathArgument | None = None) -> InstalledModel:
     """Install ``NAME-int8`` beside the installed embedder ``name``: its MatMul weights in int8
-    (onnxruntime dynamic quantisation, one scale per output channel), about twice as fast to
-    embed on a CPU with int8 instructions. A model of its own, with its own fingerprint (a bank
-    built with one refuses the other). Refused, with nothing installed, when its vectors for a
-    few fixed sentences drift from the float model's (cosine below
+    (onnxruntime dynamic quantisation, one scale per output channel; the few outlier channels of
+    a MatMul's input multiplied in float), 1.8x (MiniLM) to 3x (MPNet) as fast to embed on a CPU
+    with int8 instructions (measured: README, "Choosing an embedder"). A model of its own, with
+    its own fingerprint (a bank built with one refuses the other). Refused, with nothing
+    installed, when its vectors for a few fixed sentences drift from the float model's (cosine
+    below
     ``runtime.quantize.MIN_COSINE``). Install time only: no search ever quantises."""
     from .runtime.loading import looks_like_path
     from .runtime.quantize import quantize_embedder
@@ -203,7 +206,10 @@ def quantize(name: str, models_dir: PathArgument | None = None) -> InstalledMode
                          "(`ramem models list`), not a path")
     folder = registry.resolve_model(name, registry.EMBEDDER, _folder(models_dir))
     done = quantize_embedder(name, folder, _folder(models_dir))
-    return InstalledModel(done.name, registry.EMBEDDER, done.path)
+    details = (f"{done.int8_bytes / 1e6:.0f} MB (float {done.float_bytes / 1e6:.0f} MB), "
+               f"{done.float_matmuls} float MatMuls for outlier input channels, lowest cosine "
+               f"to float on the check sentences {done.lowest_cosine:.4f}")
+    return InstalledModel(done.name, registry.EMBEDDER, done.path, details)
 
 
 def verify(models_dir: PathArgument | None = None) -> list[FileCheck]:

@@ -48,6 +48,8 @@ def test_import_int8_installs_a_quantised_copy_beside_the_float_model(tmp_path):
     models_dir = tmp_path / "models"
     assert f"imported tiny: {models_dir / 'tiny'}" in result.output
     assert f"installed tiny-int8: {models_dir / 'tiny-int8'}" in result.output
+    assert "float MatMuls for outlier input channels, lowest cosine to float on the check " \
+           "sentences 0.9" in result.output
     assert "MatMulInteger" in op_types(models_dir / "tiny-int8")
     assert "MatMulInteger" not in op_types(models_dir / "tiny")
     assert sorted(p.name for p in models_dir.iterdir()) == ["installed.json", "tiny", "tiny-int8"]
