@@ -196,8 +196,7 @@ def quantize(name: str, models_dir: PathArgument | None = None) -> InstalledMode
     with int8 instructions (measured: README, "Choosing an embedder"). A model of its own, with
     its own fingerprint (a bank built with one refuses the other). Refused, with nothing
     installed, when its vectors for a few fixed sentences drift from the float model's (cosine
-    below
-    ``runtime.quantize.MIN_COSINE``). Install time only: no search ever quantises."""
+    below ``runtime.quantize.MIN_COSINE``). Install time only: no search ever quantises."""
     from .runtime.loading import looks_like_path
     from .runtime.quantize import quantize_embedder
 
