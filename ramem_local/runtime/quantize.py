@@ -151,8 +151,7 @@ def quantize_embedder(float_name: str, float_folder: Path, models_dir: Path,
                    [(p, sha256_file(p), p.stat().st_size) for p in files],
                    source=f"int8:{float_name} (onnxruntime quantize_dynamic, MatMul weights "
                           f"QInt8 per channel, {len(kept)} float MatMuls for outlier input "
-                          f"channels; "
-                          f"lowest check cosine {lowest:.4f})")
+                          f"channels; lowest check cosine {lowest:.4f})")
     return QuantizedEmbedder(name, target, lowest, len(kept), source.stat().st_size,
                              (target / EMBEDDER_MODEL_FILE).stat().st_size)
 
@@ -236,7 +235,7 @@ def split_matmul_inputs(model: Any, outliers: dict[str, np.ndarray]) -> list[str
         model.graph.initializer.extend([
             numpy_helper.from_array(mask, f"{tensor}_ordinary_mask"),
             numpy_helper.from_array(channels.astype(np.int64), f"{tensor}_outlier_channels")])
-        _insert_before(model, users[0], [
+        _insert(model, list(model.graph.node).index(users[0]), [
             helper.make_node("Mul", [tensor, f"{tensor}_ordinary_mask"], [ordinary],
                              name=f"{tensor}_ordinary"),
             helper.make_node("Gather", [tensor, f"{tensor}_outlier_channels"], [picked],
@@ -250,7 +249,7 @@ def split_matmul_inputs(model: Any, outliers: dict[str, np.ndarray]) -> list[str
             weights[node.input[1]].CopyFrom(numpy_helper.from_array(zeroed, node.input[1]))
             output = node.output[0]
             node.input[0], node.output[0] = ordinary, f"{output}_ordinary"
-            _insert_after(model, node, [
+            _insert(model, list(model.graph.node).index(node) + 1, [
                 helper.make_node("MatMul", [picked, rows], [f"{output}_outliers"],
                                  name=f"{node.name}_outliers"),
                 helper.make_node("Add", [f"{output}_ordinary", f"{output}_outliers"], [output],
@@ -259,14 +258,9 @@ def split_matmul_inputs(model: Any, outliers: dict[str, np.ndarray]) -> list[str
     return keep_float
 
 
-def _insert_before(model: Any, node: Any, new: list[Any]) -> None:
-    at = list(model.graph.node).index(node)
-    for offset, added in enumerate(new):
-        model.graph.node.insert(at + offset, added)
-
-
-def _insert_after(model: Any, node: Any, new: list[Any]) -> None:
-    at = list(model.graph.node).index(node) + 1
+def _insert(model: Any, at: int, new: list[Any]) -> None:
+    """Put the ``new`` nodes at position ``at`` of the graph, in order (the graph stays sorted
+    for the quantiser's shape inference)."""
     for offset, added in enumerate(new):
         model.graph.node.insert(at + offset, added)
 
