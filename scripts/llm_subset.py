@@ -53,6 +53,7 @@ from ramem_local.eval.locomo import LocomoQuestion, load_questions
 from ramem_local.eval.metrics import bleu1, recall_at_k, set_f1, token_f1
 from ramem_local.eval.retrieval import LOCOMO_COUNTRY
 from ramem_local.ingest.extract import CUT_SHORT, complete_entries
+from ramem_local.ingest.windows import DEFAULT_SIZE as DEFAULT_WINDOW
 from ramem_local.protocols import LLM, LLMResult
 from ramem_local.recall.analyzer import _days as analyzer_days
 from ramem_local.recall.analyzer import _parse_day as parse_day
@@ -372,7 +373,8 @@ def _hits(results: Sequence[Candidate], evidence: set[str]) -> float:
     return recall_at_k([set(c.memory.source_turns) for c in results], evidence, K)
 
 
-def _extract(memory: Memory, recorder: RecordingLLM, emit: Callable[[dict], None]) -> list[dict]:
+def _extract(memory: Memory, recorder: RecordingLLM, emit: Callable[[dict], None],
+             window_size: int) -> list[dict]:
     rows: list[dict] = []
 
     def progress(window: Any) -> None:
@@ -387,7 +389,7 @@ def _extract(memory: Memory, recorder: RecordingLLM, emit: Callable[[dict], None
         rows.append(row)
         emit(row)
 
-    memory.extract(progress=progress)
+    memory.extract(progress=progress, window_size=window_size)
     return rows
 
 
@@ -471,7 +473,7 @@ def _question_row(question: LocomoQuestion, memory: Memory, turns: Memory,
 
 def run(model: str, locomo: Path, *, models_dir: Path | None, threads: int,
         sessions: int, cap: int, out: TextIO | None, work: Path,
-        embedder: Path = EMBEDDER) -> dict[str, Any]:
+        embedder: Path = EMBEDDER, window_size: int = DEFAULT_WINDOW) -> dict[str, Any]:
     samples = json.loads(locomo.read_text(encoding="utf-8"))
     sample = next(s for s in samples if s["sample_id"] == SAMPLE)
     questions = select_questions(load_questions(locomo)[SAMPLE], sessions, cap)
@@ -489,7 +491,7 @@ def run(model: str, locomo: Path, *, models_dir: Path | None, threads: int,
 
     emit({"kind": "subset", "sample": SAMPLE, "sessions": sessions, "questions": len(questions),
           "indices": [q.question_index for q in questions], "model": model,
-          "threads": threads})
+          "threads": threads, "window_size": window_size})
     recorder = RecordingLLM(models.open_llm(model, models_dir, n_threads=threads))
     defaults = SearchDefaults()  # the library's values, not the user's settings
     with Memory.open(work / "turns.db", embedder=embedder, country=LOCOMO_COUNTRY,
@@ -498,7 +500,7 @@ def run(model: str, locomo: Path, *, models_dir: Path | None, threads: int,
                         country=LOCOMO_COUNTRY, defaults=defaults) as memory:
         turns.ingest(subset, format="locomo")
         memory.ingest(subset, format="locomo")
-        _extract(memory, recorder, emit)
+        _extract(memory, recorder, emit, window_size)
         extracted = [m for m in memory.list(limit=10_000, conversation=SAMPLE)
                      if m.kind == "extracted"]
         emit({"kind": "extracted", "memories": len(extracted),
@@ -562,6 +564,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--sessions", type=int, default=SESSIONS)
     parser.add_argument("--questions", type=int, default=QUESTIONS)
+    parser.add_argument("--window", type=int, default=DEFAULT_WINDOW,
+                        help="turns per extraction window (the product's default: %(default)s)")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--bank", type=Path,
                         help="keep the banks in this folder; a second run reuses them (ingest "
@@ -595,7 +599,7 @@ def main() -> None:
         try:
             summary = run(args.model, args.locomo, models_dir=args.models_dir,
                           threads=args.threads, sessions=args.sessions, cap=args.questions,
-                          out=handle, work=work)
+                          out=handle, work=work, window_size=args.window)
         finally:
             if handle is not None:
                 handle.close()

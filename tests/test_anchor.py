@@ -461,11 +461,27 @@ def test_dedup_key_is_the_normalised_hash():
         ("Luna learned to fetch.", None),  # a part of D3:2, not the turn
         ("Melanie ran a charity race for mental health.", None),
         ("Wow, how far?", None),  # under four words: never a copy
+        # the 0.5B given 12-turn windows echoes whole excerpt lines, under another label too
+        ("D1:4 Melanie: That sounds inspiring! I am proud of you!", "D1:4"),
+        ("D1:2 Melanie: That sounds inspiring, I am proud of you.", "D1:4"),
+        ("[D2:1] 2023-05-25 09:01 Caroline: I am researching adoption agencies now.", "D2:1"),
+        ("2023-05-25 Melanie: I am researching adoption agencies now.", None),  # no label
+        ("D1:4 Caroline was proud of Melanie for the painting.", None),
     ],
 )
 def test_an_entry_that_repeats_a_turn_word_for_word_is_a_copy(bank, content, copy_of):
-    copied = copied_turn(content, stored_turns(bank))
+    copied = copied_turn(content, turn_labels(stored_turns(bank)))
     assert (copied.external_id if copied else None) == copy_of
+
+
+def test_a_copy_is_measured_against_the_turn_as_the_excerpt_shows_it():
+    """With a shared image's caption: the 0.5B copies the line, caption and all."""
+    turn = Turn("Melanie", "Take a look at this.", S1, 1, "D1:12", id=12,
+                caption="a photo of a painting of a sunset over a lake")
+    copy = ("D1:7 Melanie: Take a look at this. [shares an image: a photo of a painting of a "
+            "sunset over a lake]")
+    assert copied_turn(copy, {"D1:12": turn}) is turn
+    assert copied_turn("Melanie painted a sunset over a lake.", {"D1:12": turn}) is None
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,7 @@ The grounder is the one questions use (``recall.time.detect_cues``), with the ba
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
@@ -57,7 +57,7 @@ from ..recall.time import detect_cues
 from ..text import canonical_person, normalised_hash, words
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
 from .chats import ME
-from .extract import clean_field, read_entry
+from .extract import clean_field, read_entry, shown_text
 
 # Event ranges wider than this say little about *which* episode a memory belongs to ("this
 # year"), so they are not stored; the session span still anchors the memory.
@@ -268,7 +268,7 @@ def anchor_entry(
     """
     read = read_entry(entry)
     cited = cited_turns(read.source_turns, turns_by_label)
-    copied = copied_turn(read.content, turns_by_label.values())
+    copied = copied_turn(read.content, turns_by_label)
     if copied is not None:
         raise EntryRejected(f"repeats turn {copied.external_id or copied.id} word for word "
                             f"(said by {copied.speaker}): {read.content[:80]!r}")
@@ -300,29 +300,43 @@ def anchor_entry(
 COPY_SHARE = 0.9  # of an entry's words found in one turn, which it mostly repeats: a copy
 COPY_COVER = 0.8  # of that turn's words that the entry repeats
 _SPEAKER_PREFIX = re.compile(r"^\s*(?:[a-z][\w'.-]*\s+){0,2}[a-z][\w'.-]*\s*:\s*", re.I)
+_LINE_TIME = re.compile(r"^\s*\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?\s+")
 
 
-def copied_turn(content: str, turns: Iterable[Turn]) -> Turn | None:
-    """The window's turn that the entry repeats word for word (a leading "Name:" aside), if
-    any: ``COPY_SHARE`` of the entry's words (four or more) are that turn's, and they are
-    ``COPY_COVER`` of the turn's words (a part of a turn, "Luna learned to fetch" of "My dog
-    Luna learned to fetch the newspaper", is not a copy of it).
+def copied_turn(content: str, turns_by_label: Mapping[str, Turn]) -> Turn | None:
+    """The window's turn that the entry repeats word for word (the head of an excerpt line
+    aside), if any: ``COPY_SHARE`` of the entry's words (four or more) are that turn's as the
+    excerpt showed it, and they are ``COPY_COVER`` of the turn's words (a part of a turn,
+    "Luna learned to fetch" of "My dog Luna learned to fetch the newspaper", is not a copy
+    of it).
 
     An entry restates what was said so that it stands alone ("Caroline went to an LGBTQ
     support group on 7 May 2023" shares 5 of its 11 words with the turn). A copy adds nothing
     the turn's own memory does not hold, takes one of the K places beside it, and with another
     speaker's name in front says something false: Qwen2.5-Coder-0.5B writes "Melanie: I went to
-    a LGBTQ support group yesterday" for Caroline's turn (results/llm-subset-qwen.txt)."""
-    said = words(_SPEAKER_PREFIX.sub("", content, count=1))
+    a LGBTQ support group yesterday" for Caroline's turn, and, given windows of 12 turns,
+    whole excerpt lines under the next turn's speaker, "D1:4 Melanie: Wow, that's cool!
+    Caroline! What happened ...", citing another turn (results/llm-subset-qwen.txt)."""
+    said = words(_without_line_head(content, turns_by_label))
     if len(said) < 4:
         return None
     said_set = set(said)
-    for turn in turns:
-        heard = set(words(turn.text))
+    for turn in turns_by_label.values():
+        heard = set(words(shown_text(turn)))
         if (sum(word in heard for word in said) >= COPY_SHARE * len(said)
                 and len(heard & said_set) >= COPY_COVER * len(heard)):
             return turn
     return None
+
+
+def _without_line_head(content: str, labels: Collection[str]) -> str:
+    """The entry without what an excerpt line (``extract.format_turn``) starts with, where the
+    entry echoes it: a label of the window ("[D1:3]" or "D1:3"), a time, a "Name:"."""
+    text = content.strip()
+    first, _, rest = text.partition(" ")
+    if first.strip("[]") in labels:
+        text = _LINE_TIME.sub("", rest, count=1)
+    return _SPEAKER_PREFIX.sub("", text, count=1)
 
 
 _FIRST_PERSON = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b")

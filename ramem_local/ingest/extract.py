@@ -89,10 +89,15 @@ def turn_labels(turns: Sequence[Turn]) -> dict[str, Turn]:
 def format_turn(label: str, turn: Turn, tz: tzinfo) -> str:
     """``[D1:3] 2023-05-08 13:56 Caroline: text`` (a shared image's caption appended)."""
     moment = datetime.fromtimestamp(turn.timestamp, tz=tz)
+    return f"[{label}] {moment:%Y-%m-%d %H:%M} {turn.speaker}: {shown_text(turn)}"
+
+
+def shown_text(turn: Turn) -> str:
+    """A turn's text as the excerpt shows it: one line, a shared image's caption appended."""
     text = " ".join(turn.text.split())
     if turn.caption:
         text += f" [shares an image: {' '.join(turn.caption.split())}]"
-    return f"[{label}] {moment:%Y-%m-%d %H:%M} {turn.speaker}: {text}"
+    return text
 
 
 EXAMPLE_EXCERPT = """\
