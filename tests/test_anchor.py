@@ -16,6 +16,7 @@ from ramem_local.ingest.anchor import (
     clause_around,
     copied_turn,
     dedup_key,
+    echoed_label,
     event_cues,
     first_person,
     ground_event_time,
@@ -472,6 +473,35 @@ def test_dedup_key_is_the_normalised_hash():
 def test_an_entry_that_repeats_a_turn_word_for_word_is_a_copy(bank, content, copy_of):
     copied = copied_turn(content, turn_labels(stored_turns(bank)))
     assert (copied.external_id if copied else None) == copy_of
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        # the 0.5B's second reply to a repair request: the first reply's copy, cut at the
+        # 80 characters the request quoted (a part of the turn, so not a copy by the words)
+        "D1:4 Melanie: That sounds inspiring, I am",
+        "[D1:4] Melanie was proud.",
+        "D2:1: Caroline is researching adoption agencies.",
+    ],
+)
+def test_an_entry_that_starts_with_a_line_label_is_rejected(window, content):
+    with pytest.raises(EntryRejected, match="starts like the excerpt's line D[12]:[14]"):
+        anchor(window, entry(content, "D1:4"))
+
+
+@pytest.mark.parametrize(
+    ("content", "label"),
+    [
+        ("D1:4 Melanie: hi", "D1:4"),
+        ("[D3:2] Luna", "D3:2"),
+        ("D9:9 is not a label of the window", None),
+        ("On D1:4 Melanie said so", None),  # a label inside the text: not the line's head
+        ("Caroline went home.", None),
+    ],
+)
+def test_echoed_label_is_the_window_label_an_entry_starts_with(bank, content, label):
+    assert echoed_label(content, turn_labels(stored_turns(bank))) == label
 
 
 def test_a_copy_is_measured_against_the_turn_as_the_excerpt_shows_it():

@@ -272,6 +272,10 @@ def anchor_entry(
     if copied is not None:
         raise EntryRejected(f"repeats turn {copied.external_id or copied.id} word for word "
                             f"(said by {copied.speaker}): {read.content[:80]!r}")
+    label = echoed_label(read.content, turns_by_label)
+    if label is not None:
+        raise EntryRejected(f"starts like the excerpt's line {label}: a line written out "
+                            f"again, not what happened in other words: {read.content[:80]!r}")
     speakers = list(dict.fromkeys(t.speaker for t in cited if t.speaker != ME))
     pronoun = first_person(read.content) if speakers else None
     if pronoun is not None:
@@ -329,13 +333,21 @@ def copied_turn(content: str, turns_by_label: Mapping[str, Turn]) -> Turn | None
     return None
 
 
+def echoed_label(content: str, labels: Collection[str]) -> str | None:
+    """The window's label an entry starts with ("[D1:4]", "D1:4"), as a line of the excerpt
+    does (``extract.format_turn``); None when it starts otherwise. A label belongs in
+    ``source_turns``: an entry that starts with one is a line of the excerpt written out
+    again, whole or cut short, not a restatement."""
+    first = content.strip().partition(" ")[0].strip("[]:,;")
+    return first if first in labels else None
+
+
 def _without_line_head(content: str, labels: Collection[str]) -> str:
-    """The entry without what an excerpt line (``extract.format_turn``) starts with, where the
-    entry echoes it: a label of the window ("[D1:3]" or "D1:3"), a time, a "Name:"."""
+    """The entry without what an excerpt line starts with, where the entry echoes it: a label
+    of the window, a time, a "Name:"."""
     text = content.strip()
-    first, _, rest = text.partition(" ")
-    if first.strip("[]") in labels:
-        text = _LINE_TIME.sub("", rest, count=1)
+    if echoed_label(text, labels) is not None:
+        text = _LINE_TIME.sub("", text.partition(" ")[2], count=1)
     return _SPEAKER_PREFIX.sub("", text, count=1)
 
 
