@@ -17,6 +17,7 @@ from ramem_local.ingest.anchor import (
     copied_turn,
     dedup_key,
     echoed_label,
+    entry_subject,
     event_cues,
     first_person,
     ground_event_time,
@@ -502,6 +503,35 @@ def test_an_entry_that_starts_with_a_line_label_is_rejected(window, content):
 )
 def test_echoed_label_is_the_window_label_an_entry_starts_with(bank, content, label):
     assert echoed_label(content, turn_labels(stored_turns(bank))) == label
+
+
+@pytest.mark.parametrize(
+    ("content", "subject"),
+    [
+        ("Melanie ran a charity race for mental health.", "Melanie"),
+        ("Mel is researching adoption agencies.", "Melanie"),  # the start of one name
+        ("Caroline: I went to a support group.", "Caroline"),
+        ("CAROLINE went home.", "Caroline"),
+        ("Caroline's necklace has a cross on it.", None),  # a possessive: about a thing
+        ("She went to a support group.", None),
+        ("On 8 May Caroline went to a support group.", None),  # not the entry's first word
+        ("Me and Mel went out.", None),  # under three letters
+        ("Lena visited Caroline.", None),  # not a participant
+    ],
+)
+def test_entry_subject_is_the_participant_an_entry_starts_with(content, subject):
+    assert entry_subject(content, ["Caroline", "Melanie"]) == subject
+
+
+def test_an_entry_about_a_participant_who_said_none_of_its_turns_is_rejected(window):
+    """The 0.5B's name swap: Caroline researches adoption agencies (D2:1), not Melanie."""
+    reason = (r"is about what Melanie did or said, but the cited turns are Caroline's: "
+              r"'Mel is researching")
+    with pytest.raises(EntryRejected, match=reason):
+        anchor(window, entry("Mel is researching adoption agencies.", "D2:1"))
+    kept = anchor(window, entry("Melanie was proud of Caroline's support group.", "D1:3",
+                                "D1:4"))
+    assert kept.source_turns == ["D1:3", "D1:4"]
 
 
 def test_a_copy_is_measured_against_the_turn_as_the_excerpt_shows_it():

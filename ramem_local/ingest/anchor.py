@@ -281,6 +281,11 @@ def anchor_entry(
     if pronoun is not None:
         raise EntryRejected(f"says {pronoun!r} where a speaker's name belongs (the cited turns "
                             f"are {' and '.join(speakers)}'s): {read.content[:80]!r}")
+    subject = entry_subject(read.content, participants)
+    if subject is not None and subject.casefold() not in {t.speaker.casefold() for t in cited}:
+        said_by = " and ".join(dict.fromkeys(t.speaker for t in cited))
+        raise EntryRejected(f"is about what {subject} did or said, but the cited turns are "
+                            f"{said_by}'s: {read.content[:80]!r}")
     spans = [session_spans[turn.stored_id] for turn in cited]
     event = entry_event_time(read.event_date, read.content, cited, tz, country=country)
     return MemoryRecord(
@@ -364,6 +369,31 @@ def first_person(content: str) -> str | None:
     with the assistant), "I" is the user and stays."""
     found = _FIRST_PERSON.search(_QUOTED.sub(" ", content))
     return found.group(0) if found else None
+
+
+_FIRST_WORD = re.compile(r"^\W*([^\W\d_][\w.-]*)(?=[\s,;:!?]|$)")
+
+
+def entry_subject(content: str, participants: Sequence[str]) -> str | None:
+    """The participant an entry starts with as its subject ("Melanie ran a charity race"),
+    by the whole name, a first name (``text.canonical_person``) or the start of exactly one
+    participant's name of three letters or more ("Mel" for Melanie); None when it starts
+    otherwise, with a possessive ("Caroline's necklace ...": about a thing) among them.
+
+    Who did something is what the cited turns must show: a subject who said none of them is
+    a name swapped (Qwen2.5-Coder-0.5B's "Mel is researching adoption agencies" for
+    Caroline's turn) or a citation of the other side of the exchange (the 1.5B's "Melanie
+    asked Caroline about the camping trip", citing only Caroline's turns, in which she asks
+    Melanie; results/llm-subset-qwen.txt)."""
+    found = _FIRST_WORD.match(content)
+    if found is None:
+        return None
+    word = found.group(1).rstrip(".-")
+    named = canonical_person(word, participants)
+    if named is not None or len(word) < 3:
+        return named
+    starting = [p for p in participants if p.casefold().startswith(word.casefold())]
+    return starting[0] if len(starting) == 1 else None
 
 
 def cited_turns(labels: Sequence[object], turns_by_label: Mapping[str, Turn]) -> list[Turn]:
