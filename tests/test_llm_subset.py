@@ -209,6 +209,19 @@ def test_a_run_on_the_first_session_with_a_scripted_model(locomo_dev, minilm_dir
     assert all(" -> " in line for line in report[2:])
 
 
+def test_the_window_size_is_the_runs(locomo_dev, minilm_dir, tmp_path):
+    """``--window 8``: session 1's 18 turns go to the model in three windows (8, 8, 6 turns:
+    each starts two turns back), not one."""
+    llm = ScriptedLLM([scripted_reply] * 20)
+    out = io.StringIO()
+    with models.registered_llm("scripted-subset", lambda: llm):
+        llm_subset.run("scripted-subset", locomo_dev, models_dir=None, threads=1, sessions=1,
+                       cap=0, out=out, work=tmp_path, embedder=minilm_dir, window_size=8)
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert rows[0]["window_size"] == 8
+    assert [r["turns"] for r in rows if r["kind"] == "window"] == [8, 8, 6]
+
+
 def test_answer_first_puts_the_answer_before_the_reasoning(monkeypatch):
     from ramem_local import answer as answer_module
 
