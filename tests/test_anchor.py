@@ -517,10 +517,14 @@ def test_echoed_label_is_the_window_label_an_entry_starts_with(bank, content, la
         ("On 8 May Caroline went to a support group.", None),  # not the entry's first word
         ("Me and Mel went out.", None),  # under three letters
         ("Lena visited Caroline.", None),  # not a participant
+        ("The dog fetched the paper.", None),  # a common word, though "Theodore" starts so
+        ("And then Theo left.", None),
+        ("Theo left early.", "Theodore"),
+        ("mel is here.", None),  # not capitalised: not read as the start of a name
     ],
 )
 def test_entry_subject_is_the_participant_an_entry_starts_with(content, subject):
-    assert entry_subject(content, ["Caroline", "Melanie"]) == subject
+    assert entry_subject(content, ["Caroline", "Melanie", "Theodore", "Andrew"]) == subject
 
 
 def test_an_entry_about_a_participant_who_said_none_of_its_turns_is_rejected(window):
