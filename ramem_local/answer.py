@@ -11,9 +11,10 @@ guess dressed as a memory.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, tzinfo
 
+from .names import participants_named
 from .protocols import LLM, LLMResult
 from .render import span_text, spoken_date, spoken_day
 from .schemas import array, enum, obj, string
@@ -159,13 +160,17 @@ def generate_answer(
     max_tokens: int = 512,
     reference_text: str | None = None,
     trace: Trace | None = None,
+    participants: Sequence[str] = (),
+    reporters: Callable[[Sequence[int]], Mapping[int, Collection[str]]] | None = None,
 ) -> Answer:
     """Answer ``question`` from ``candidates`` (best first), or abstain with a reason.
 
     ``reference_text`` overrides how the question's date is shown to the model (default: the
     frame's reference time as "Monday 8 May 2023"). ``trace`` (e.g. the retrieval trace) is
     extended in place with the call, the ids shown and the time taken; without it a fresh trace
-    holding ``frame`` is used. No memories to show means no model call at all.
+    holding ``frame`` is used. No memories to show means no model call at all. With the
+    conversation's ``participants`` and ``reporters`` (``Store.reporters``), an answer about
+    one participant must cite something that participant said (``person_not_cited``).
     """
     trace = trace if trace is not None else Trace(frame=frame)
     evidence_text, shown = format_evidence(candidates, tz, char_budget=char_budget)
@@ -193,7 +198,41 @@ def generate_answer(
     if result.error is not None or result.data is None:
         reason = f"the model failed to produce an answer ({result.error})"
         return _abstain(question, reason, evidence, trace)
-    return _judge(question, result.data, shown, evidence, trace)
+    answer = _judge(question, result.data, shown, evidence, trace)
+    if answer.abstained or reporters is None:
+        return answer
+    person = person_not_cited(question, answer.citations, participants, reporters)
+    if person is None:
+        return answer
+    said_by = sorted({s for said in reporters(answer.citations).values() for s in said})
+    why = (f"the model's answer {answer.answer!r} cites nothing {person} said "
+           f"({' and '.join(said_by) or 'only questions'} said what it cites), and the "
+           f"question asks about {person}")
+    trace.notes.append(f"answer withheld: {why}")
+    return _abstain(question, f"{why}. {answer.reasoning}".strip(), evidence, trace)
+
+
+def person_not_cited(question: str, citations: Sequence[int], participants: Sequence[str],
+                     reporters: Callable[[Sequence[int]], Mapping[int, Collection[str]]]
+                     ) -> str | None:
+    """The one participant the question names (``names.participants_named``) when no cited
+    memory rests on that participant's own report (``Store.reporters``: a source turn of
+    theirs that is not only a question); None when the question names none or several, or a
+    cited memory is theirs.
+
+    A question about one speaker is answered by what that speaker said. LoCoMo's adversarial
+    questions swap the speaker ("What country is Melanie's grandma from?": Caroline's
+    grandma), and a small model answers them from the other speaker's turns ("Sweden",
+    citing Caroline's "a gift from my grandma in my home country, Sweden"); measured on the
+    Qwen runs of results/llm-subset-qwen.txt."""
+    named = participants_named(question, participants)
+    if len(named) != 1:
+        return None
+    person = named[0].casefold()
+    said = reporters(citations)
+    if any(person in {s.casefold() for s in said.get(i, ())} for i in citations):
+        return None
+    return named[0]
 
 
 def _judge(

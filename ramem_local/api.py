@@ -565,7 +565,9 @@ class Memory:
         response.trace.llm_calls.insert(0, outcome.call)
         response.trace.timings_ms["analyze"] = analysis_ms
         return generate_answer(self.llm, question, outcome.frame, response.results, self.tz,
-                               char_budget=char_budget, trace=response.trace)
+                               char_budget=char_budget, trace=response.trace,
+                               participants=self.store.participants(conversation_id),
+                               reporters=self.store.reporters)
 
     def reference_time(self, as_of: When | None, conversation_id: int | None = None) -> int:
         """``as_of``, else the bank's latest session start; a journal's reference is now."""

@@ -299,6 +299,29 @@ def read_names(text: str, participants: Sequence[str] = ()) -> NamesRead:
                      tuple(n for key, n in waiting.items() if key not in found))
 
 
+def participant_named(word: str, participants: Sequence[str]) -> str | None:
+    """The participant one word names: by the whole name or a first name
+    (``text.canonical_person``), or as the start, capitalised and three letters or more, of
+    exactly one participant's name ("Mel" for Melanie); never a common word ("The" is not
+    Theodore, "me" is not the journal's speaker ``me``)."""
+    if word.casefold() in NOT_NAMES:
+        return None
+    named = canonical_person(word, participants)
+    if named is not None or len(word) < 3 or not word[0].isupper():
+        return named
+    starting = [p for p in participants if p.casefold().startswith(word.casefold())]
+    return starting[0] if len(starting) == 1 else None
+
+
+def participants_named(text: str, participants: Sequence[str]) -> list[str]:
+    """The participants a text names (``participant_named`` of each word), each once."""
+    found = (participant_named(word, participants) for word in _LETTER_WORD.findall(text))
+    return list(dict.fromkeys(name for name in found if name is not None))
+
+
+_LETTER_WORD = re.compile(r"[^\W\d_]+")
+
+
 def named_phrases(text: str) -> list[str]:
     """The names a question is about, of people, places or things alike: each run of
     capitalised words inside a sentence (not its first word), function words at its ends

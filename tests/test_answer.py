@@ -295,3 +295,53 @@ def test_a_given_trace_is_extended_in_place():
 )
 def test_is_abstention(text, expected):
     assert is_abstention(text) is expected
+
+
+# --------------------------------------------------------------------------- whose words
+
+# The reporters of the memories above: 7 rests on Caroline's turn, 9 on Melanie's, 12 on a
+# question of Melanie's only (no reporter).
+REPORTERS = {7: {"Caroline"}, 9: {"Melanie"}}
+
+
+def reporters(ids):
+    return {i: REPORTERS[i] for i in ids if i in REPORTERS}
+
+
+def ask_about(question: str, citations: list[int]):
+    llm = ScriptedLLM([{"reasoning": "r", "answer": "Boston", "citations": citations}])
+    return generate_answer(llm, question, FRAME, list(CANDIDATES), UTC,
+                           participants=["Caroline", "Melanie"], reporters=reporters)
+
+
+def test_an_answer_about_one_participant_citing_only_the_others_words_is_withheld():
+    """LoCoMo's adversarial "What country is Melanie's grandma from?" answered from Caroline's
+    turn about her own grandma."""
+    answer = ask_about("Where did Melanie go?", [7])
+    assert answer.abstained and answer.answer == NOT_IN_MEMORY and answer.citations == []
+    assert answer.reasoning.startswith("the model's answer 'Boston' cites nothing Melanie said "
+                                       "(Caroline said what it cites), and the question asks "
+                                       "about Melanie. r")
+    assert answer.trace.notes[-1].startswith("answer withheld: the model's answer 'Boston'")
+
+
+@pytest.mark.parametrize(
+    ("question", "citations", "kept"),
+    [
+        ("Where did Caroline go?", [7], True),
+        ("Where did Caroline go?", [9, 7], True),  # one cited memory of hers is enough
+        ("Where did Mel go?", [9], True),  # the start of Melanie's name
+        ("Where did Melanie go?", [12], False),  # her question only: she reported nothing
+        ("Where did Caroline and Melanie go?", [9], True),  # two named: not checked
+        ("Where did we go?", [9], True),  # nobody named
+        ("Where did Lena go?", [9], True),  # not a participant
+    ],
+)
+def test_an_answer_about_a_participant_must_cite_their_own_words(question, citations, kept):
+    assert ask_about(question, citations).abstained is not kept
+
+
+def test_without_reporters_no_answer_is_checked():
+    llm = ScriptedLLM([{"reasoning": "r", "answer": "Boston", "citations": [7]}])
+    answer = generate_answer(llm, "Where did Melanie go?", FRAME, list(CANDIDATES), UTC)
+    assert not answer.abstained

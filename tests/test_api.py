@@ -4,6 +4,7 @@ and two connections on one bank. Embeddings come from the deterministic ``hashin
 from __future__ import annotations
 
 import json
+import re
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
@@ -395,9 +396,13 @@ def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_emb
                 "entities": ["Pixel"], "topic": "pets", "keywords": ["cat"]}
 
     def answer(messages, schema, max_tokens):
-        shown = schema["properties"]["citations"]["items"]["enum"]
-        return {"reasoning": "the first memory names the cat", "answer": "Pixel",
-                "citations": shown[:1]}
+        # Ann's own turn that names the cat: an answer about Ann cites what Ann said
+        said = re.search(r"\[M(\d+)\] Ann: I adopted a grey cat called Pixel",
+                         messages[-1]["content"])
+        assert said is not None
+        assert int(said.group(1)) in schema["properties"]["citations"]["items"]["enum"]
+        return {"reasoning": "Ann's memory names the cat", "answer": "Pixel",
+                "citations": [int(said.group(1))]}
 
     llm = ScriptedLLM([analysis, answer])
     with Memory.open(tmp_path / "b.db", embedder=hashing_embedder, llm=llm) as memory:

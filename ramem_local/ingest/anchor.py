@@ -51,7 +51,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
 from ..errors import EntryRejected
-from ..names import NOT_NAMES, NamesRead, mentioned_persons
+from ..names import NamesRead, mentioned_persons, participant_named
 from ..recall.calendars import date_order
 from ..recall.time import detect_cues
 from ..text import canonical_person, normalised_hash, words
@@ -375,11 +375,9 @@ _FIRST_WORD = re.compile(r"^\W*([^\W\d_][\w.-]*)(?=[\s,;:!?]|$)")
 
 
 def entry_subject(content: str, participants: Sequence[str]) -> str | None:
-    """The participant an entry starts with as its subject ("Melanie ran a charity race"),
-    by the whole name, a first name (``text.canonical_person``) or the start of exactly one
-    participant's name, capitalised, three letters or more and not a common word ("Mel" for
-    Melanie, not "The" for Theodore); None when it starts otherwise, with a possessive
-    ("Caroline's necklace ...": about a thing) among them.
+    """The participant an entry starts with as its subject ("Melanie ran a charity race",
+    "Mel is ...": ``names.participant_named``); None when it starts otherwise, with a
+    possessive ("Caroline's necklace ...": about a thing) among them.
 
     Who did something is what the cited turns must show: a subject who said none of them is
     a name swapped (Qwen2.5-Coder-0.5B's "Mel is researching adoption agencies" for
@@ -387,15 +385,8 @@ def entry_subject(content: str, participants: Sequence[str]) -> str | None:
     asked Caroline about the camping trip", citing only Caroline's turns, in which she asks
     Melanie; results/llm-subset-qwen.txt)."""
     found = _FIRST_WORD.match(content)
-    if found is None:
-        return None
-    word = found.group(1).rstrip(".-")
-    named = canonical_person(word, participants)
-    if named is not None or len(word) < 3 or not word[0].isupper() \
-            or word.casefold() in NOT_NAMES:
-        return named
-    starting = [p for p in participants if p.casefold().startswith(word.casefold())]
-    return starting[0] if len(starting) == 1 else None
+    return None if found is None else participant_named(found.group(1).rstrip(".-"),
+                                                        participants)
 
 
 def cited_turns(labels: Sequence[object], turns_by_label: Mapping[str, Turn]) -> list[Turn]:

@@ -13,6 +13,7 @@ from ..types import MemoryRecord, TimeRange
 from .base import StorePart, now, one_row
 from .retrieval_sql import (
     NEIGHBOUR_WEIGHT,
+    REPORTERS,
     RankedRow,
     content_statement,
     lexical_query,
@@ -387,6 +388,15 @@ class MemoryTables(StorePart):
                 "DELETE FROM memories WHERE id = ? RETURNING id", (memory_id,)
             ).fetchone()
         return deleted is not None
+
+    def reporters(self, memory_ids: Sequence[int]) -> dict[int, set[str]]:
+        """For each memory, the speakers whose own report it rests on: those of its source
+        turns that are not only a question (``retrieval_sql.REPORTERS``); a memory with none
+        is missing."""
+        found: dict[int, set[str]] = {}
+        for memory_id, speaker in self.db.execute(REPORTERS, {"ids": json.dumps(list(memory_ids))}):
+            found.setdefault(memory_id, set()).add(speaker)
+        return found
 
     def extracted_memories_of_turns(self, turn_ids: Sequence[int]) -> dict[int, set[int]]:
         """For each turn, the extracted (non-turn) memories that cite it."""

@@ -309,8 +309,7 @@ candidates AS ({candidates}),
 reports AS MATERIALIZED (
     SELECT m.id, m.event_start, m.session_start
     FROM candidates JOIN memories AS m ON m.id = candidates.id
-    WHERE NOT (rtrim(m.content) LIKE '%?' AND m.content NOT LIKE '%. %'
-               AND m.content NOT LIKE '%! %') {filters} {persons}
+    WHERE NOT {only_a_question} {filters} {persons}
       AND NOT EXISTS (SELECT 1 FROM memory_turns AS rmt JOIN turns AS rt ON rt.id = rmt.turn_id
                       WHERE rmt.memory_id = m.id AND lower(rt.speaker) = lower(:assistant))
 ),
@@ -326,6 +325,19 @@ SELECT id, happened_at FROM placed
 WHERE happened_at >= :happened_from AND happened_at < :happened_until
 ORDER BY happened_at {direction}, id {direction}
 LIMIT :limit
+"""
+# A text that is only a question: it ends in "?" with no sentence ended by ". " or "! " before it.
+ONLY_A_QUESTION = ("(rtrim({text}) LIKE '%?' AND {text} NOT LIKE '%. %' "
+                   "AND {text} NOT LIKE '%! %')")
+# Who reports what a memory says: the speakers of its source turns (json_each(:ids)) whose turn
+# is not only a question ("What made you pick it?" reports nothing of the one who asks).
+REPORTERS = f"""
+WITH wanted AS (SELECT value AS id FROM json_each(:ids))
+SELECT DISTINCT mt.memory_id, t.speaker
+FROM wanted
+JOIN memory_turns AS mt ON mt.memory_id = wanted.id
+JOIN turns AS t ON t.id = mt.turn_id
+WHERE NOT {ONLY_A_QUESTION.format(text="t.text")}
 """
 # The question's people (:persons, a JSON array): a report said by one of them or naming one.
 BY_OR_NAMING_PERSONS = """AND EXISTS (
@@ -354,4 +366,5 @@ def occurrences_statement(*, lexical: bool, conversation_scoped: bool, exclude_t
                     else EVERY_MEMORY),
         filters=" ".join(memory_filters), direction="DESC" if newest_first else "ASC",
         persons=BY_OR_NAMING_PERSONS if of_persons else "",
+        only_a_question=ONLY_A_QUESTION.format(text="m.content"),
     )
