@@ -201,24 +201,24 @@ def generate_answer(
     answer = _judge(question, result.data, shown, evidence, trace)
     if answer.abstained or reporters is None:
         return answer
-    person = person_not_cited(question, answer.citations, participants, reporters)
-    if person is None:
+    unsupported = person_not_cited(question, answer.citations, participants, reporters)
+    if unsupported is None:
         return answer
-    said_by = sorted({s for said in reporters(answer.citations).values() for s in said})
+    person, said_by = unsupported
     why = (f"the model's answer {answer.answer!r} cites nothing {person} said "
-           f"({' and '.join(said_by) or 'only questions'} said what it cites), and the "
-           f"question asks about {person}")
+           f"({' and '.join(sorted(said_by)) or 'only questions'} said what it cites), and "
+           f"the question asks about {person}")
     trace.notes.append(f"answer withheld: {why}")
     return _abstain(question, f"{why}. {answer.reasoning}".strip(), evidence, trace)
 
 
 def person_not_cited(question: str, citations: Sequence[int], participants: Sequence[str],
                      reporters: Callable[[Sequence[int]], Mapping[int, Collection[str]]]
-                     ) -> str | None:
-    """The one participant the question names (``names.participants_named``) when no cited
-    memory rests on that participant's own report (``Store.reporters``: a source turn of
-    theirs that is not only a question); None when the question names none or several, or a
-    cited memory is theirs.
+                     ) -> tuple[str, set[str]] | None:
+    """The one participant the question names (``names.participants_named``), with who did
+    say what is cited, when no cited memory rests on that participant's own report
+    (``Store.reporters``: a source turn of theirs that is not only a question); None when the
+    question names none or several, or a cited memory is theirs.
 
     A question about one speaker is answered by what that speaker said. LoCoMo's adversarial
     questions swap the speaker ("What country is Melanie's grandma from?": Caroline's
@@ -228,11 +228,10 @@ def person_not_cited(question: str, citations: Sequence[int], participants: Sequ
     named = participants_named(question, participants)
     if len(named) != 1:
         return None
-    person = named[0].casefold()
-    said = reporters(citations)
-    if any(person in {s.casefold() for s in said.get(i, ())} for i in citations):
+    said_by = {speaker for speakers in reporters(citations).values() for speaker in speakers}
+    if named[0].casefold() in {speaker.casefold() for speaker in said_by}:
         return None
-    return named[0]
+    return named[0], said_by
 
 
 def _judge(
