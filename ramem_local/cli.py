@@ -194,11 +194,12 @@ def tuning_options(func: Callable) -> Callable:
                      default=defaults.count_expansion, show_default=True,
                      help="A count also takes the range's memories that stand out as "
                           "closest to the question, beside those holding its words."),
-        click.option("--kind-neighbours", default=defaults.kind_neighbours,
-                     show_default=True, type=click.IntRange(0, 1000),
-                     help="A memory stands out for a count by how close its N nearest "
-                          "memories are to the question's kind (0, the default: by its own "
-                          "closeness; 20 helps 5-10 year journals, not 1-year ones: README)."),
+        click.option("--kind-neighbourhood", default=defaults.kind_neighbourhood,
+                     show_default=True, type=click.FloatRange(0.0, 0.5),
+                     help="A memory stands out for a count by how close it and the memories "
+                          "like it are to the question's kind: those as similar to it as the "
+                          "most similar SHARE of the bank's pairs (0: by its own closeness "
+                          "alone; README, 'Multi-step questions')."),
     ]
 
     @functools.wraps(func)
@@ -208,12 +209,12 @@ def tuning_options(func: Callable) -> Callable:
                 drop_repeated_turns: bool, recent_days: int,
                 depth: int, dense_index: str, candidates: int, centre_query: bool,
                 speaker_name_weight: float, multi_step: bool, count_expansion: bool,
-                kind_neighbours: int, **kwargs: Any) -> Any:
+                kind_neighbourhood: float, **kwargs: Any) -> Any:
         tuning = SearchTuning(
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
             speaker_name_weight=speaker_name_weight,
             multi_step=multi_step, count_expansion=count_expansion,
-            kind_neighbours=kind_neighbours, depth=depth, buffer_days=buffer_days,
+            kind_neighbourhood=kind_neighbourhood, depth=depth, buffer_days=buffer_days,
             buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,
             event_time_first=event_time_first, fill_missing_ranks=fill_missing_ranks,

@@ -103,11 +103,11 @@ class RetrievalSettings:
     # A counting question also counts the range's reports that stand out as closest to the
     # question (dense), beside those that hold its words: measured on vs off in the README.
     count_expansion: bool = True
-    # What stands out is read from each report's neighbourhood: how close its this many
-    # nearest memories of the bank are to the question's kind (0: its own closeness). Off:
-    # on the journal benchmark it makes counts exact more often on 5- and 10-year journals
-    # and less often on 1-year ones (README, "Multi-step questions").
-    kind_neighbours: int = 0
+    # What stands out is read from each report's neighbourhood: how close it and the
+    # memories as like it as the most similar this share of the bank's pairs are to the
+    # question's kind (0: its own closeness alone). Measured on vs off in the README,
+    # "Multi-step questions".
+    kind_neighbourhood: float = 0.05
 
     def __post_init__(self) -> None:
         if self.mode not in SEARCH_MODES:
@@ -122,8 +122,8 @@ class RetrievalSettings:
             raise InputError("candidates must be at least depth")
         if not 0.0 <= self.speaker_name_weight <= 1.0:
             raise InputError("speaker_name_weight must be between 0 and 1")
-        if self.kind_neighbours < 0:
-            raise InputError("kind_neighbours must be 0 (off) or more")
+        if not 0.0 <= self.kind_neighbourhood < 1.0:
+            raise InputError("kind_neighbourhood must be 0 (off) or a share below 1")
 
 
 def dedup_first(*lists: Iterable[Candidate]) -> list[Candidate]:
@@ -484,13 +484,14 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     - by standing out (``count_expansion``, a dense query, a question with a range): it is
       among the range's reports closest to the kind of report the question asks about
       (``kind_direction``: what the bank's reports of that kind share; with
-      ``kind_neighbours``, as read from the reports most like it: ``_kind_closeness``),
+      as read from the reports most like it: ``_kind_closeness``),
       down to the largest drop among the eleven closest ("heard the Velvet Tides live" for
       "how many concerts did I go to", which shares no word with it). Without a range ("How many
       times have I been to Porto?") only words count: what stands out of a whole bank says
       nothing about how many.
-    Measured on the journal benchmark (README): the count is exact for 0.58-0.83 of the
-    questions with MiniLM (three generator seeds); standing out never counts zero.
+    Measured on the journal benchmark (README, "Multi-step questions"): the count is exact
+    for 0.725-0.900 of the questions with MiniLM (five generator seeds, 1 to 10 years);
+    standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
     occurrences = _counted_occurrences(store, frame, settings, conversation_id)
@@ -667,25 +668,27 @@ def _kind_closeness(store: Store, direction: np.ndarray | None, closeness: dict[
                     frame: RecallFrame, settings: RetrievalSettings,
                     conversation_id: int | None) -> dict[int, float]:
     """How much the ``NEIGHBOURHOODS_READ`` reports closest to ``direction`` are of the kind
-    counted, read from their neighbourhoods: the mean closeness of each one's
-    ``settings.kind_neighbours`` nearest memories of the bank (``closeness`` itself when
-    that is 0 or the bank has no int8 codes).
+    counted, read from their neighbourhoods: the mean closeness of each one and the memories
+    of the bank most like it, those as similar to it as the most similar
+    ``settings.kind_neighbourhood`` of the bank's pairs (``closeness`` itself when that is 0
+    or the bank has no int8 codes).
 
-    One report's own closeness says as much about its names as about what happened: with
-    MiniLM on a 10-year journal, "How many movies did I see in May 2020?" finds "Watched
-    Cold Current with Karin at the cinema" at 0.19 and "I saw The Orchard Thief at home with
-    Karin" at 0.02, level with a concert. The reports most like each one tell of the same
-    kind of thing under other names (the other films, the other walks in the rain), so
-    their mean can set a report of the kind apart from a look-alike ("Got soaked walking to
-    Hawk Hill" beside the hikes up Hawk Hill). That needs many reports of each kind: in a
-    1-year journal 20 neighbours reach past a kind's few reports, and counts went wrong as
-    often as they came right, hence off by default (README, "Multi-step questions",
-    measured on vs off)."""
-    if direction is None or settings.kind_neighbours == 0:
+    One report's own closeness says as much about its names and its aside as about what
+    happened: with MiniLM on a 1-year journal, "How many dishes did I make in June 2026?"
+    finds "On Tuesday I cooked miso ramen for Grace" at 0.46 and "I made seafood paella at
+    home with Jonas; the kitchen was a mess afterwards" at 0.21, and the largest drop falls
+    between them. The reports most like each one tell of the same kind of thing under other
+    names and asides, so their mean sets a report of the kind apart from a look-alike ("Got
+    soaked walking to Hawk Hill" beside the hikes up Hawk Hill). A share of the bank's pairs
+    rather than a number of neighbours: a journal ten times longer holds ten times the
+    entries like each one (a fixed 20 nearest helped 10-year journals and hurt 1-year
+    ones), and each embedder spreads its cosines differently. Measured on the journal
+    benchmark (README, "Multi-step questions")."""
+    if direction is None or settings.kind_neighbourhood == 0:
         return closeness
     read = sorted(closeness, key=lambda i: -closeness[i])[:NEIGHBOURHOODS_READ]
     return store.neighbourhood_closeness(
-        read, direction, settings.kind_neighbours, conversation_id=conversation_id,
+        read, direction, settings.kind_neighbourhood, conversation_id=conversation_id,
         exclude_turns=settings.exclude_turns, written_by=frame.as_of) or closeness
 
 

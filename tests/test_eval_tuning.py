@@ -85,9 +85,11 @@ def test_the_default_recently_window_is_the_one_memory_frame_uses():
     assert SearchTuning().recent_days == frame_default
 
 
-def test_reading_the_count_kind_from_neighbours_is_a_tuning_the_header_names():
-    tuned = SearchTuning(kind_neighbours=20)
-    assert tuned.retrieval_settings(k=10, mode="ramem").kind_neighbours == 20
-    assert "count kind read from 20 neighbours" in tuned.describe()
-    assert SearchTuning().retrieval_settings(k=10, mode="ramem").kind_neighbours == 0
-    assert "neighbours" not in SearchTuning().describe()
+def test_reading_the_count_kind_from_neighbourhoods_is_a_tuning_the_header_names():
+    tuned = SearchTuning(kind_neighbourhood=0.1)
+    assert tuned.retrieval_settings(k=10, mode="ramem").kind_neighbourhood == 0.1
+    assert "count kind read from the closest 0.1 of pairs" in tuned.describe()
+    assert "each report alone" in SearchTuning(kind_neighbourhood=0).describe()
+    default = SearchTuning()
+    assert default.retrieval_settings(k=10, mode="ramem").kind_neighbourhood == 0.05
+    assert "count kind" not in default.describe()

@@ -270,24 +270,40 @@ def clustered_bank(tmp_path, clusters: int = 10, size: int = 30, dim: int = WIDE
 
 
 def test_a_neighbourhood_is_as_close_as_the_group_its_memory_belongs_to(tmp_path):
+    """A tenth of the bank's pairs are within a group: the closest 5% of pairs are some of
+    them, so a memory is read by (part of) its own group."""
     store, centres, groups = clustered_bank(tmp_path)
     toward = centres[0]
     member, stranger = groups[0][0], groups[1][0]
-    closeness = store.neighbourhood_closeness([member, stranger], toward, 20)
-    vectors = store.vectors_of(groups[0][1:])
+    closeness = store.neighbourhood_closeness([member, stranger], toward, 0.05)
+    vectors = store.vectors_of(groups[0])
     own_group = np.mean([v @ toward / np.linalg.norm(v) for v in vectors.values()])
     assert closeness[member] == pytest.approx(own_group, abs=0.02)
     assert closeness[member] > 0.8 and abs(closeness[stranger]) < 0.2
 
 
-def test_a_memory_between_two_groups_is_read_by_its_nearest_not_by_itself(tmp_path):
-    """Closer to group 1 than to group 0's centre it is measured by group 1, however close
-    it is itself; and a neighbourhood never spans more than a tenth of the pool."""
-    store, centres, _ = clustered_bank(tmp_path)
+def test_the_neighbour_floor_is_the_similarity_the_closest_share_of_pairs_reach(tmp_path):
+    """Within a group memories are about 0.8 alike, across groups about 0: the closest 5%
+    of pairs are within groups, the closest half reach across them."""
+    store, _, _ = clustered_bank(tmp_path)
+    matrix = store.int8_matrix()
+    pool = np.arange(len(matrix))
+    assert 0.6 < matrix.neighbour_floor(pool, 0.05) < 0.95
+    assert abs(matrix.neighbour_floor(pool, 0.5)) < 0.2
+
+
+def test_a_memory_like_no_other_is_read_by_itself(tmp_path):
+    """Between two groups a memory is less like any of them than the bank's closest pairs
+    are alike: its neighbourhood is itself, however near the groups are; and alone in its
+    conversation there is no bank to read it by."""
+    store, centres, groups = clustered_bank(tmp_path)
     toward = centres[0]
-    between = add_fact(store, "between", 0.6 * centres[0] + 0.8 * centres[1])
-    closeness = store.neighbourhood_closeness([between], toward, 1000)
-    assert abs(closeness[between]) < 0.2  # its own closeness is 0.6
-    whole = store.neighbourhood_closeness([between], toward, 1000,
+    vector = 0.6 * centres[0] + 0.8 * centres[1]
+    between = add_fact(store, "between", vector)
+    closeness = store.neighbourhood_closeness([between, groups[1][0]], toward, 0.05)
+    own = vector @ toward / np.linalg.norm(vector)
+    assert own > 0.5 and closeness[between] == pytest.approx(own, abs=0.01)
+    assert abs(closeness[groups[1][0]]) < 0.2
+    whole = store.neighbourhood_closeness([between], toward, 0.05,
                                           conversation_id=store.conversation_id("facts"))
     assert whole == {}  # alone in its conversation: no other memory to read it by

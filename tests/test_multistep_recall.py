@@ -421,25 +421,27 @@ def test_a_count_never_matches_by_the_speakers_name(tmp_path):
     assert "by the words 'hiking'" in _count_note(response)
 
 
-def test_a_count_can_read_the_kind_from_each_reports_neighbours(memory, monkeypatch):
-    """``kind_neighbours`` (off by default): each of the range's reports stands out by how
-    close its nearest memories are to the kind counted. In this 17-memory bank a
-    neighbourhood is one memory (a tenth of the bank): the Fox Valley loop's nearest is a
-    hike, the cat's adoption's is not."""
+def test_a_count_reads_the_kind_from_each_reports_neighbourhood(memory, monkeypatch):
+    """``kind_neighbourhood`` (5% of the bank's pairs by default): each of the range's
+    reports stands out by how close it and the memories most like it are to the kind
+    counted; 0 reads each report alone. Both count the March hikes here, the Fox Valley loop
+    among them and the cat's adoption not."""
     asked = []
     read = memory.store.neighbourhood_closeness
 
-    def reading(memory_ids, direction, neighbours, **scope):
-        asked.append(neighbours)
-        return read(memory_ids, direction, neighbours, **scope)
+    def reading(memory_ids, direction, share, **scope):
+        asked.append(share)
+        return read(memory_ids, direction, share, **scope)
 
     monkeypatch.setattr(memory.store, "neighbourhood_closeness", reading)
-    memory.search("How many times did I go hiking in March 2023?")
-    assert asked == []  # off by default
-    settings = RetrievalSettings(kind_neighbours=20)
-    response = memory.search("How many times did I go hiking in March 2023?", settings=settings)
-    assert asked == [20]
-    counted = " ".join(c.memory.content for c in response.results if c.list_name == "counted")
-    assert response.count == 3 and "Fox Valley" in counted and "Pixel" not in counted
-    with pytest.raises(InputError, match="kind_neighbours"):
-        RetrievalSettings(kind_neighbours=-1)
+    question = "How many times did I go hiking in March 2023?"
+    for settings, expected_reads in ((None, [0.05]), (RetrievalSettings(kind_neighbourhood=0), [])):
+        asked.clear()
+        response = memory.search(question, settings=settings)
+        assert asked == expected_reads
+        counted = " ".join(c.memory.content for c in response.results
+                           if c.list_name == "counted")
+        assert response.count == 3 and "Fox Valley" in counted and "Pixel" not in counted
+    for wrong in (-0.1, 1.0):
+        with pytest.raises(InputError, match="kind_neighbourhood"):
+            RetrievalSettings(kind_neighbourhood=wrong)

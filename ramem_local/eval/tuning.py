@@ -30,7 +30,7 @@ class SearchTuning:
     speaker_name_weight: float = RetrievalSettings.speaker_name_weight
     multi_step: bool = RetrievalSettings.multi_step
     count_expansion: bool = RetrievalSettings.count_expansion
-    kind_neighbours: int = RetrievalSettings.kind_neighbours
+    kind_neighbourhood: float = RetrievalSettings.kind_neighbourhood
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -62,8 +62,9 @@ class SearchTuning:
             parts.append("no multi-step (order, counts, event anchors off)")
         elif not self.count_expansion:
             parts.append("counts without expansion")
-        elif self.kind_neighbours:
-            parts.append(f"count kind read from {self.kind_neighbours} neighbours")
+        elif self.kind_neighbourhood != RetrievalSettings.kind_neighbourhood:
+            parts.append(f"count kind read from the closest {self.kind_neighbourhood:g} of pairs"
+                         if self.kind_neighbourhood else "count kind read from each report alone")
         return " · ".join(parts)
 
     def retrieval_settings(self, *, k: int, mode: str) -> RetrievalSettings:
@@ -78,7 +79,7 @@ class SearchTuning:
             candidates=max(self.candidates, self.depth, k), centre_query=self.centre_query,
             speaker_name_weight=self.speaker_name_weight,
             multi_step=self.multi_step, count_expansion=self.count_expansion,
-            kind_neighbours=self.kind_neighbours,
+            kind_neighbourhood=self.kind_neighbourhood,
         )
 
     def frame(self, memory: Memory, question: str, *, mode: str,

@@ -65,8 +65,9 @@ INTEGER_PRODUCT_GRAPH = bytes.fromhex(
 )
 
 
-# A neighbourhood is at most this fraction (1/N) of the memories it is drawn from.
-NEIGHBOURHOOD_SHARE = 10
+# How many memories of a pool the similarity of its closest pairs is estimated from
+# (``Int8Matrix.neighbour_floor``): 130,816 pairs.
+FLOOR_SAMPLE = 512
 
 # How many bits are set in each byte value (numpy < 2 has no bitwise_count).
 _BITS_SET = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).sum(axis=1)
@@ -136,34 +137,48 @@ class Int8Matrix:
         return self.ids[pool[best]].tolist()
 
     def neighbourhood_closeness(self, memory_ids: Sequence[int], direction: np.ndarray,
-                                neighbours: int, *, conversation_id: int | None = None,
+                                share: float, *, conversation_id: int | None = None,
                                 exclude_turns: bool = False,
                                 session_started_by: int | None = None) -> dict[int, float]:
         """For each of ``memory_ids`` held here: the mean closeness (quantised cosine) to
-        ``direction`` of its ``neighbours`` nearest other memories that the filters let
-        through, at most a tenth of those (at least one): a neighbourhood that spans the
-        pool is the same for every memory. One scan of the pool per memory: meant for a few
-        dozen."""
+        ``direction`` of its neighbourhood, the memory itself and the memories the filters let
+        through that are as similar to it as the most similar ``share`` of their pairs
+        (``neighbour_floor``). A floor drawn from the pool, not a number of neighbours: a
+        journal ten times longer holds ten times the entries like each one. One scan of the
+        pool per memory: meant for a few dozen."""
         pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, None,
                                             session_started_by))
-        count = min(neighbours, max(1, len(pool) // NEIGHBOURHOOD_SHARE), len(pool) - 1)
-        if count < 1:
+        if len(pool) < 2:
             return {}
+        floor = self.neighbour_floor(pool, share)
         codes = self.codes if len(pool) == len(self) else self.codes[pool]
         scales = self.scales[pool]
         toward = self._cosines(codes, scales, direction)
         pool_ids = self.ids[pool]
+        pool_conversations = self.conversation_ids[pool]
         closeness: dict[int, float] = {}
         for memory_id in memory_ids:
             row = int(np.searchsorted(self.ids, memory_id))
             if row >= len(self) or self.ids[row] != memory_id:
                 continue
+            own = float(self._cosines(self.codes[row:row + 1], self.scales[row:row + 1],
+                                      direction)[0])
             vector = (self.codes[row].astype(np.float32) - CODE_OFFSET) * self.scales[row]
-            similar = self._cosines(codes, scales, vector)
-            similar[pool_ids == memory_id] = -np.inf
-            nearest = np.argpartition(-similar, count - 1)[:count]
-            closeness[memory_id] = float(toward[nearest].mean())
+            near = ((self._cosines(codes, scales, vector) >= floor) & (pool_ids != memory_id)
+                    & (pool_conversations == self.conversation_ids[row]))
+            closeness[memory_id] = (own + float(toward[near].sum())) / (1 + int(near.sum()))
         return closeness
+
+    def neighbour_floor(self, pool: np.ndarray, share: float) -> float:
+        """The cosine that the most similar ``share`` of the pool's pairs of memories reach,
+        estimated from the pairs among at most ``FLOOR_SAMPLE`` memories spread evenly over
+        the pool (the same ones every time: a few milliseconds)."""
+        picked = pool[np.unique(np.linspace(0, len(pool) - 1,
+                                            min(len(pool), FLOOR_SAMPLE)).astype(np.int64))]
+        units = unit_rows((self.codes[picked].astype(np.float32) - CODE_OFFSET)
+                          * self.scales[picked, None])
+        pairs = (units @ units.T)[np.triu_indices(len(picked), 1)]
+        return float(np.quantile(pairs, 1.0 - share))
 
     @classmethod
     def _cosines(cls, codes: np.ndarray, scales: np.ndarray, vector: np.ndarray) -> np.ndarray:

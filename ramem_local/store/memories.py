@@ -269,17 +269,18 @@ class MemoryTables(StorePart):
         return matrix
 
     def neighbourhood_closeness(self, memory_ids: Sequence[int], direction: np.ndarray,
-                                neighbours: int, *, conversation_id: int | None = None,
+                                share: float, *, conversation_id: int | None = None,
                                 exclude_turns: bool = False,
                                 written_by: int | None = None) -> dict[int, float]:
-        """For each of these memories: how close its ``neighbours`` nearest memories of the
-        bank are to ``direction`` on average (``Int8Matrix.neighbourhood_closeness``, among
-        those of ``conversation_id``, without turns with ``exclude_turns``, whose session
-        started by ``written_by``); {} for a bank without vectors."""
+        """For each of these memories: how close it and the memories most like it are to
+        ``direction`` on average (``Int8Matrix.neighbourhood_closeness``: those as similar to
+        it as the most similar ``share`` of the bank's pairs; among those of
+        ``conversation_id``, without turns with ``exclude_turns``, whose session started by
+        ``written_by``); {} for a bank without vectors."""
         if not self.has_vectors() or not self.has_int8_codes():
             return {}
         return self.int8_matrix().neighbourhood_closeness(
-            memory_ids, direction, neighbours, conversation_id=conversation_id,
+            memory_ids, direction, share, conversation_id=conversation_id,
             exclude_turns=exclude_turns, session_started_by=written_by)
 
     def _float_places(self) -> FloatPlaces:
