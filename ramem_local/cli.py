@@ -190,6 +190,12 @@ def tuning_options(func: Callable) -> Callable:
                      show_default=True,
                      help="Read order ('when did I last'), counts ('how many times') and "
                           "times given by another event ('the day after I moved')."),
+        click.option("--range-feedback/--no-range-feedback",
+                     default=defaults.range_feedback, show_default=True,
+                     help="Inside a time range, rank by the question plus what the bank's "
+                          "reports closest to it share (pseudo-relevance feedback), not by "
+                          "the question alone (off: small, mixed gains for a second "
+                          "search; README)."),
         click.option("--count-expansion/--no-count-expansion",
                      default=defaults.count_expansion, show_default=True,
                      help="A count also takes the range's memories that stand out as "
@@ -208,12 +214,14 @@ def tuning_options(func: Callable) -> Callable:
                 fill_missing_ranks: bool, fill_content_ranks: bool,
                 drop_repeated_turns: bool, recent_days: int,
                 depth: int, dense_index: str, candidates: int, centre_query: bool,
-                speaker_name_weight: float, multi_step: bool, count_expansion: bool,
+                speaker_name_weight: float, multi_step: bool, range_feedback: bool,
+                count_expansion: bool,
                 kind_neighbourhood: float, **kwargs: Any) -> Any:
         tuning = SearchTuning(
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
             speaker_name_weight=speaker_name_weight,
-            multi_step=multi_step, count_expansion=count_expansion,
+            multi_step=multi_step, range_feedback=range_feedback,
+            count_expansion=count_expansion,
             kind_neighbourhood=kind_neighbourhood, depth=depth, buffer_days=buffer_days,
             buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,

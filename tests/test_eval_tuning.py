@@ -93,3 +93,11 @@ def test_reading_the_count_kind_from_neighbourhoods_is_a_tuning_the_header_names
     default = SearchTuning()
     assert default.retrieval_settings(k=10, mode="ramem").kind_neighbourhood == 0.05
     assert "count kind" not in default.describe()
+
+
+def test_range_feedback_is_a_tuning_the_header_names():
+    fed = SearchTuning(range_feedback=True)
+    assert fed.retrieval_settings(k=10, mode="ramem").range_feedback is True
+    assert "inside a range the question and the bank's closest reports" in fed.describe()
+    assert SearchTuning().retrieval_settings(k=10, mode="ramem").range_feedback is False
+    assert "inside a range" not in SearchTuning().describe()

@@ -362,3 +362,45 @@ def test_a_memory_is_a_report_unless_all_it_says_is_asked(tmp_path, hashing_embe
         frame = memory.frame("What did I read in March 2024?", as_of="2024-04-01")
         found = report_times(memory.store, [memory_id], frame, RetrievalSettings(), None)
         assert (memory_id in found) is is_report
+
+
+# A journal with many visits, two films and a day holding a visit, a film and a phone call.
+VISITS_AND_A_DAY = [
+    ("2023-01-21 11:00", "Took the train to visit Aunt Rosa; we looked through old photos."),
+    ("2023-02-04 11:00", "Drove out to see Uncle Karl in Bergen; we talked for hours."),
+    ("2023-02-18 11:00", "Visited my old friend Tomas in Lyon; we walked along the canal."),
+    ("2023-03-04 18:00", "Drove out to see my sister Lena in Ghent; we looked through old "
+                         "photos."),
+    ("2023-03-11 20:00", "Watched Night Harbor with Chloe at the cinema; the ending made no "
+                         "sense."),
+    ("2023-03-19 11:00", "Took the train to visit Grandpa Theo; we talked for hours."),
+    ("2023-04-02 15:00", "Visited Aunt Rosa in Graz; we cooked together."),
+    ("2023-04-08 20:00", "Saw Blue Meridian at home with Leo; the soundtrack was great."),
+    ("2023-04-15 19:00", "Had a long meeting with Karin about the budget review; nothing much "
+                         "else happened."),
+    ("2023-04-23 12:00", "Drove out to see cousin Mirela in Porto; the house felt smaller than "
+                         "I remembered."),
+    ("2023-05-07 10:00", "Took the train to visit my parents; we walked along the canal."),
+    ("2023-05-27 10:00", "Finally watched The Ferryman; the cinema was almost empty."),
+    ("2023-05-27 18:00", "I drove out to see my godson Felix in Graz; the house felt smaller "
+                         "than I remembered."),
+    ("2023-05-27 21:00", "Felt restless and phoned Hugo to talk; David sent a postcard."),
+]
+
+
+def test_inside_a_range_the_bank_shows_what_the_question_looks_like(tmp_path, minilm_dir):
+    """Range feedback (off by default): inside the day, "Who did I visit" is ranked by the
+    question plus what the bank's reports closest to it share (its visits), so the visit comes
+    first; by the question alone MiniLM puts the phone call first."""
+    with Memory.open(tmp_path / "bank.db", embedder=minilm_dir, country="US") as memory:
+        for at, text in VISITS_AND_A_DAY:
+            memory.add(text, at=at)
+        question = "Who did I visit on 27 May 2023?"
+        fed = memory.search(question, as_of="2023-06-01",
+                            settings=RetrievalSettings(range_feedback=True))
+        alone = memory.search(question, as_of="2023-06-01")  # off by default
+    assert "godson Felix" in contents(fed)[0]
+    assert "phoned Hugo" in contents(alone)[0]
+    assert any("what the bank's 5 reports closest to it share" in note
+               for note in fed.trace.notes)
+    assert not any("closest to it share" in note for note in alone.trace.notes)

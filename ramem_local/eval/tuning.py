@@ -30,6 +30,7 @@ class SearchTuning:
     speaker_name_weight: float = RetrievalSettings.speaker_name_weight
     multi_step: bool = RetrievalSettings.multi_step
     count_expansion: bool = RetrievalSettings.count_expansion
+    range_feedback: bool = RetrievalSettings.range_feedback
     kind_neighbourhood: float = RetrievalSettings.kind_neighbourhood
 
     def describe(self) -> str:
@@ -56,6 +57,8 @@ class SearchTuning:
             dense = f"dense {self.dense_index} ({self.candidates} rescored)"
         parts.append(dense + (", centred query" if self.centre_query else ", raw query"))
         parts.append(f"speaker names weigh {self.speaker_name_weight:g} in the dense query")
+        if self.range_feedback:
+            parts.append("inside a range the question and the bank's closest reports")
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
         if not self.multi_step:
@@ -79,6 +82,7 @@ class SearchTuning:
             candidates=max(self.candidates, self.depth, k), centre_query=self.centre_query,
             speaker_name_weight=self.speaker_name_weight,
             multi_step=self.multi_step, count_expansion=self.count_expansion,
+            range_feedback=self.range_feedback,
             kind_neighbourhood=self.kind_neighbourhood,
         )
 
