@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from ramem_local.ingest.anchor import (
     anchor_entry,
     clause_around,
+    copied_example,
     copied_turn,
     dedup_key,
     echoed_label,
@@ -589,3 +590,29 @@ def test_a_copy_is_rejected_with_the_turn_it_repeats(window):
     with pytest.raises(EntryRejected, match=reason):
         anchor(window, entry("Melanie: Lovely. I went to an LGBTQ support group yesterday, it "
                              "was so powerful.", "D1:3"))
+
+
+def test_an_entry_that_repeats_the_instructions_example_is_rejected(window):
+    """The 0.5B, given turns in which Melanie talks about painting, wrote the example's entry
+    under her name and the excerpt's year; the reason names the example."""
+    copy = "Melanie is training every morning to run the Lisbon half marathon in April 2023."
+    with pytest.raises(EntryRejected, match=r"repeats the instructions' example \('Ben is "
+                                            r"training every morning"):
+        anchor(window, entry(copy, "D1:2", "D1:4"))
+    kept = anchor(window, entry("Melanie's dog Luna learned to fetch the newspaper.", "D3:2"))
+    assert kept.source_turns == ["D3:2"]  # Luna is the example's puppy too: not a copy
+
+
+def test_the_example_said_in_the_conversation_is_kept():
+    """Somebody in the conversation does train for the Lisbon half marathon: the entry holds
+    the cited turn's words and is theirs, whatever the example says."""
+    said = Turn("Melanie", "I'm training every morning now, I run the Lisbon half marathon in "
+                "April!", S1, 1, "D1:9", id=9)
+    other = Turn("Melanie", "I painted a sunrise over the lake last weekend.", S1, 1, "D1:2",
+                 id=2)
+    copy = "Melanie is training every morning to run the Lisbon half marathon in April 2023."
+    participants = ["Caroline", "Melanie"]
+    assert copied_example(copy, [said], participants) is None
+    assert copied_example(copy, [other], participants) is not None
+    assert copied_example("Caroline adopted a puppy named Luna on 8 May 2023.", [other],
+                          participants) is not None

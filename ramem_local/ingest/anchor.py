@@ -54,10 +54,10 @@ from ..errors import EntryRejected
 from ..names import NamesRead, mentioned_persons, participant_named
 from ..recall.calendars import date_order
 from ..recall.time import detect_cues
-from ..text import canonical_person, normalised_hash, words
+from ..text import canonical_person, content_words, normalised_hash, words
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
 from .chats import ME
-from .extract import clean_field, read_entry, shown_text
+from .extract import EXAMPLE_ENTRIES, clean_field, read_entry, shown_text
 
 # Event ranges wider than this say little about *which* episode a memory belongs to ("this
 # year"), so they are not stored; the session span still anchors the memory.
@@ -272,6 +272,10 @@ def anchor_entry(
     if copied is not None:
         raise EntryRejected(f"repeats turn {copied.external_id or copied.id} word for word "
                             f"(said by {copied.speaker}): {read.content[:80]!r}")
+    example = copied_example(read.content, cited, participants)
+    if example is not None:
+        raise EntryRejected(f"repeats the instructions' example ({example[:50]!r}), which the "
+                            f"cited turns do not say: {read.content[:80]!r}")
     label = echoed_label(read.content, turns_by_label)
     if label is not None:
         raise EntryRejected(f"starts like the excerpt's line {label}: a line written out "
@@ -335,6 +339,41 @@ def copied_turn(content: str, turns_by_label: Mapping[str, Turn]) -> Turn | None
         if (sum(word in heard for word in said) >= COPY_SHARE * len(said)
                 and len(heard & said_set) >= COPY_COVER * len(heard)):
             return turn
+    return None
+
+
+_MONTHS = frozenset(("january february march april may june july august september october "
+                     "november december").split())
+
+
+def copied_example(content: str, cited: Sequence[Turn], participants: Sequence[str] = ()
+                   ) -> str | None:
+    """The instructions' example entry (``extract.EXAMPLE_ENTRIES``) that an entry repeats,
+    names, numbers and months aside, with words that none of the cited turns says; None
+    otherwise.
+
+    A small model copies the example it was shown. Qwen2.5-Coder-0.5B, given four turns of a
+    conversation in which Melanie talks about painting, wrote "Melanie is training every
+    morning to run the Lisbon half marathon in April 2023": the example's entry under her
+    name and the year of the excerpt (results/llm-subset-qwen.txt). The copy is measured as
+    ``copied_turn`` measures one, without the example's persons, the participants' names,
+    numbers and month names (a copy takes the excerpt's dates). When the cited turns hold
+    every content word the two share (somebody in the conversation does train for the Lisbon
+    half marathon), the entry is theirs."""
+    names = {word for name in participants for word in words(name)} | _MONTHS
+    said = [w for w in words(content) if not w.isdigit() and w not in names]
+    if len(said) < 4:
+        return None
+    heard = {word for turn in cited for word in words(shown_text(turn))}
+    for example in EXAMPLE_ENTRIES:
+        persons = {word for name in example["persons"] or () for word in words(str(name))}
+        shown = {w for w in words(str(example["content"]))
+                 if not w.isdigit() and w not in persons | _MONTHS}
+        shared = set(said) & shown
+        if (sum(word in shown for word in said) >= COPY_SHARE * len(said)
+                and len(shared) >= COPY_COVER * len(shown)
+                and not set(content_words(" ".join(sorted(shared)))) <= heard):
+            return str(example["content"])
     return None
 
 
