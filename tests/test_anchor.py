@@ -616,3 +616,9 @@ def test_the_example_said_in_the_conversation_is_kept():
     assert copied_example(copy, [other], participants) is not None
     assert copied_example("Caroline adopted a puppy named Luna on 8 May 2023.", [other],
                           participants) is not None
+    leaked = "Melanie thanks Caroline for the invitation to the Lisbon half marathon."
+    assert copied_example(leaked, [other], participants) is not None  # the example's thing
+    assert copied_example(leaked, [said], participants) is None  # the conversation's
+    assert copied_example("Melanie walks Luna every morning.", [other], participants)
+    luna = Turn("Melanie", "My dog Luna learned to fetch the newspaper.", S3, 3, "D3:2", id=10)
+    assert copied_example("Melanie walks Luna every morning.", [luna], participants) is None

@@ -359,12 +359,22 @@ def copied_example(content: str, cited: Sequence[Turn], participants: Sequence[s
     ``copied_turn`` measures one, without the example's persons, the participants' names,
     numbers and month names (a copy takes the excerpt's dates). When the cited turns hold
     every content word the two share (somebody in the conversation does train for the Lisbon
-    half marathon), the entry is theirs."""
+    half marathon), the entry is theirs. An entry that names one of the example's things
+    (its entities and place: "Luna", "Lisbon half marathon", "Lisbon") that no cited turn
+    names took it from the example too, however it is worded: the 0.5B's next window gave
+    "Melanie thanks Caroline for the invitation to the Lisbon half marathon"."""
+    heard_text = " ".join(" ".join(words(shown_text(turn))) for turn in cited)
+    for example in EXAMPLE_ENTRIES:
+        for thing in [*(example["entities"] or ()), example["location"]]:
+            phrase = " ".join(words(str(thing or "")))
+            if (phrase and re.search(rf"\b{re.escape(phrase)}\b", " ".join(words(content)))
+                    and not re.search(rf"\b{re.escape(phrase)}\b", heard_text)):
+                return str(example["content"])
     names = {word for name in participants for word in words(name)} | _MONTHS
     said = [w for w in words(content) if not w.isdigit() and w not in names]
     if len(said) < 4:
         return None
-    heard = {word for turn in cited for word in words(shown_text(turn))}
+    heard = set(heard_text.split())
     for example in EXAMPLE_ENTRIES:
         persons = {word for name in example["persons"] or () for word in words(str(name))}
         shown = {w for w in words(str(example["content"]))
