@@ -597,15 +597,16 @@ def test_an_entry_that_repeats_the_instructions_example_is_rejected(window):
     under her name and the excerpt's year; the reason names the example."""
     copy = "Melanie is training every morning to run the Lisbon half marathon in April 2023."
     with pytest.raises(EntryRejected, match=r"repeats the instructions' example \('Ben is "
-                                            r"training every morning"):
+                                            r"training every morning.*no turn of the excerpt"):
         anchor(window, entry(copy, "D1:2", "D1:4"))
     kept = anchor(window, entry("Melanie's dog Luna learned to fetch the newspaper.", "D3:2"))
     assert kept.source_turns == ["D3:2"]  # Luna is the example's puppy too: not a copy
 
 
 def test_the_example_said_in_the_conversation_is_kept():
-    """Somebody in the conversation does train for the Lisbon half marathon: the entry holds
-    the cited turn's words and is theirs, whatever the example says."""
+    """Somebody in the window does train for the Lisbon half marathon: the entry holds the
+    window's words and is theirs, whatever the example says (citing another of its turns is
+    a citation error, not the example)."""
     said = Turn("Melanie", "I'm training every morning now, I run the Lisbon half marathon in "
                 "April!", S1, 1, "D1:9", id=9)
     other = Turn("Melanie", "I painted a sunrise over the lake last weekend.", S1, 1, "D1:2",
@@ -619,6 +620,7 @@ def test_the_example_said_in_the_conversation_is_kept():
     leaked = "Melanie thanks Caroline for the invitation to the Lisbon half marathon."
     assert copied_example(leaked, [other], participants) is not None  # the example's thing
     assert copied_example(leaked, [said], participants) is None  # the conversation's
+    assert copied_example(leaked, [other, said], participants) is None  # in the window
     assert copied_example("Melanie walks Luna every morning.", [other], participants)
     luna = Turn("Melanie", "My dog Luna learned to fetch the newspaper.", S3, 3, "D3:2", id=10)
     assert copied_example("Melanie walks Luna every morning.", [luna], participants) is None

@@ -272,10 +272,10 @@ def anchor_entry(
     if copied is not None:
         raise EntryRejected(f"repeats turn {copied.external_id or copied.id} word for word "
                             f"(said by {copied.speaker}): {read.content[:80]!r}")
-    example = copied_example(read.content, cited, participants)
+    example = copied_example(read.content, list(turns_by_label.values()), participants)
     if example is not None:
-        raise EntryRejected(f"repeats the instructions' example ({example[:50]!r}), which the "
-                            f"cited turns do not say: {read.content[:80]!r}")
+        raise EntryRejected(f"repeats the instructions' example ({example[:50]!r}), which no "
+                            f"turn of the excerpt says: {read.content[:80]!r}")
     label = echoed_label(read.content, turns_by_label)
     if label is not None:
         raise EntryRejected(f"starts like the excerpt's line {label}: a line written out "
@@ -346,10 +346,10 @@ _MONTHS = frozenset(("january february march april may june july august septembe
                      "november december").split())
 
 
-def copied_example(content: str, cited: Sequence[Turn], participants: Sequence[str] = ()
+def copied_example(content: str, window: Sequence[Turn], participants: Sequence[str] = ()
                    ) -> str | None:
     """The instructions' example entry (``extract.EXAMPLE_ENTRIES``) that an entry repeats,
-    names, numbers and months aside, with words that none of the cited turns says; None
+    names, numbers and months aside, with words that no turn of the ``window`` says; None
     otherwise.
 
     A small model copies the example it was shown. Qwen2.5-Coder-0.5B, given four turns of a
@@ -357,13 +357,15 @@ def copied_example(content: str, cited: Sequence[Turn], participants: Sequence[s
     morning to run the Lisbon half marathon in April 2023": the example's entry under her
     name and the year of the excerpt (results/llm-subset-qwen.txt). The copy is measured as
     ``copied_turn`` measures one, without the example's persons, the participants' names,
-    numbers and month names (a copy takes the excerpt's dates). When the cited turns hold
+    numbers and month names (a copy takes the excerpt's dates). When the window's turns hold
     every content word the two share (somebody in the conversation does train for the Lisbon
     half marathon), the entry is theirs. An entry that names one of the example's things
-    (its entities and place: "Luna", "Lisbon half marathon", "Lisbon") that no cited turn
-    names took it from the example too, however it is worded: the 0.5B's next window gave
-    "Melanie thanks Caroline for the invitation to the Lisbon half marathon"."""
-    heard_text = " ".join(" ".join(words(shown_text(turn))) for turn in cited)
+    (its entities and place: "Luna", "Lisbon half marathon", "Lisbon") that no turn of the
+    window names took it from the example too, however it is worded: the 0.5B's next window
+    gave "Melanie thanks Caroline for the invitation to the Lisbon half marathon". The
+    window, not the cited turns: an entry citing the wrong turn of a window that does speak
+    of Lisbon is a citation error, not the example."""
+    heard_text = " ".join(" ".join(words(shown_text(turn))) for turn in window)
     for example in EXAMPLE_ENTRIES:
         for thing in [*(example["entities"] or ()), example["location"]]:
             phrase = " ".join(words(str(thing or "")))
