@@ -500,8 +500,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
       since May?");
     - by standing out (``count_expansion``, a dense query, a question with a range): it is
       among the range's reports closest to the kind of report the question asks about
-      (``kind_direction``: what the bank's reports of that kind share; with
-      as read from the reports most like it: ``_kind_closeness``),
+      (``kind_direction``: what the bank's reports of that kind share), as read from the
+      reports most like it (``_kind_closeness``),
       down to the largest drop among the eleven closest ("heard the Velvet Tides live" for
       "how many concerts did I go to", which shares no word with it). Without a range ("How many
       times have I been to Porto?") only words count: what stands out of a whole bank says

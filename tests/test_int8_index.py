@@ -307,3 +307,17 @@ def test_a_memory_like_no_other_is_read_by_itself(tmp_path):
     whole = store.neighbourhood_closeness([between], toward, 0.05,
                                           conversation_id=store.conversation_id("facts"))
     assert whole == {}  # alone in its conversation: no other memory to read it by
+
+
+def test_a_neighbourhood_stays_in_its_own_conversation(tmp_path):
+    """A memory of another conversation lying among group 1 is read by itself, not by group
+    1: a journal's entries are measured by entries, not by a chat about the same things."""
+    store, centres, groups = clustered_bank(tmp_path)
+    toward = centres[1]
+    outsider = add_fact(store, "among group 1", centres[1])
+    closeness = store.neighbourhood_closeness([outsider, groups[1][0]], toward, 0.05)
+    vectors = store.vectors_of(groups[1])
+    group = np.mean([v @ toward / np.linalg.norm(v) for v in vectors.values()])
+    assert group < 0.95
+    assert closeness[outsider] == pytest.approx(1.0, abs=0.01)  # itself alone
+    assert closeness[groups[1][0]] == pytest.approx(group, abs=0.02)

@@ -333,13 +333,17 @@ def copied_turn(content: str, turns_by_label: Mapping[str, Turn]) -> Turn | None
     said = words(_without_line_head(content, turns_by_label))
     if len(said) < 4:
         return None
-    said_set = set(said)
     for turn in turns_by_label.values():
-        heard = set(words(shown_text(turn)))
-        if (sum(word in heard for word in said) >= COPY_SHARE * len(said)
-                and len(heard & said_set) >= COPY_COVER * len(heard)):
+        if _repeats(said, set(words(shown_text(turn)))):
             return turn
     return None
+
+
+def _repeats(said: Sequence[str], heard: set[str]) -> bool:
+    """Whether the words ``said`` mostly repeat ``heard``: ``COPY_SHARE`` of them are in it,
+    and they are ``COPY_COVER`` of its words."""
+    return (sum(word in heard for word in said) >= COPY_SHARE * len(said)
+            and len(heard & set(said)) >= COPY_COVER * len(heard))
 
 
 _MONTHS = frozenset(("january february march april may june july august september october "
@@ -366,11 +370,15 @@ def copied_example(content: str, window: Sequence[Turn], participants: Sequence[
     window, not the cited turns: an entry citing the wrong turn of a window that does speak
     of Lisbon is a citation error, not the example."""
     heard_text = " ".join(" ".join(words(shown_text(turn))) for turn in window)
+    written = " ".join(words(content))
+
+    def named(phrase: str, text: str) -> bool:
+        return bool(re.search(rf"\b{re.escape(phrase)}\b", text))
+
     for example in EXAMPLE_ENTRIES:
         for thing in [*(example["entities"] or ()), example["location"]]:
             phrase = " ".join(words(str(thing or "")))
-            if (phrase and re.search(rf"\b{re.escape(phrase)}\b", " ".join(words(content)))
-                    and not re.search(rf"\b{re.escape(phrase)}\b", heard_text)):
+            if phrase and named(phrase, written) and not named(phrase, heard_text):
                 return str(example["content"])
     names = {word for name in participants for word in words(name)} | _MONTHS
     said = [w for w in words(content) if not w.isdigit() and w not in names]
@@ -382,8 +390,7 @@ def copied_example(content: str, window: Sequence[Turn], participants: Sequence[
         shown = {w for w in words(str(example["content"]))
                  if not w.isdigit() and w not in persons | _MONTHS}
         shared = set(said) & shown
-        if (sum(word in shown for word in said) >= COPY_SHARE * len(said)
-                and len(shared) >= COPY_COVER * len(shown)
+        if (_repeats(said, shown)
                 and not set(content_words(" ".join(sorted(shared)))) <= heard):
             return str(example["content"])
     return None

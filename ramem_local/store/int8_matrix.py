@@ -141,11 +141,12 @@ class Int8Matrix:
                                 exclude_turns: bool = False,
                                 session_started_by: int | None = None) -> dict[int, float]:
         """For each of ``memory_ids`` held here: the mean closeness (quantised cosine) to
-        ``direction`` of its neighbourhood, the memory itself and the memories the filters let
-        through that are as similar to it as the most similar ``share`` of their pairs
-        (``neighbour_floor``). A floor drawn from the pool, not a number of neighbours: a
-        journal ten times longer holds ten times the entries like each one. One scan of the
-        pool per memory: meant for a few dozen."""
+        ``direction`` of its neighbourhood, the memory itself and the memories of its own
+        conversation that the filters let through and that are as similar to it as the most
+        similar ``share`` of their pairs (``neighbour_floor``): a journal's entries are read
+        by entries, not by a chat about the same films. A floor drawn from the pool, not a
+        number of neighbours: a journal ten times longer holds ten times the entries like each
+        one. One scan of the pool per memory: meant for a few dozen."""
         pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, None,
                                             session_started_by))
         if len(pool) < 2:
