@@ -206,8 +206,9 @@ def quantize(name: str, models_dir: PathArgument | None = None) -> InstalledMode
     folder = registry.resolve_model(name, registry.EMBEDDER, _folder(models_dir))
     done = quantize_embedder(name, folder, _folder(models_dir))
     details = (f"{done.int8_bytes / 1e6:.0f} MB (float {done.float_bytes / 1e6:.0f} MB), "
-               f"{done.float_matmuls} float MatMuls for outlier input channels, lowest cosine "
-               f"to float on the check sentences {done.lowest_cosine:.4f}")
+               f"{done.float_matmuls} float MatMuls for outlier input channels, "
+               f"{done.weight_bits}-bit weights, lowest cosine to float on the check sentences "
+               f"{done.lowest_cosine:.4f}")
     return InstalledModel(done.name, registry.EMBEDDER, done.path, details)
 
 
