@@ -194,8 +194,8 @@ def tuning_options(func: Callable) -> Callable:
                      default=defaults.range_feedback, show_default=True,
                      help="Inside a time range, rank by the question plus what the bank's "
                           "reports closest to it share (pseudo-relevance feedback), not by "
-                          "the question alone (off: small, mixed gains for a second "
-                          "search; README)."),
+                          "the question alone (on: small gains for a second search, "
+                          "measured in the README)."),
         click.option("--count-expansion/--no-count-expansion",
                      default=defaults.count_expansion, show_default=True,
                      help="A count also takes the range's memories that stand out as "

@@ -95,9 +95,9 @@ def test_reading_the_count_kind_from_neighbourhoods_is_a_tuning_the_header_names
     assert "count kind" not in default.describe()
 
 
-def test_range_feedback_is_a_tuning_the_header_names():
-    fed = SearchTuning(range_feedback=True)
-    assert fed.retrieval_settings(k=10, mode="ramem").range_feedback is True
-    assert "inside a range the question and the bank's closest reports" in fed.describe()
-    assert SearchTuning().retrieval_settings(k=10, mode="ramem").range_feedback is False
+def test_range_feedback_is_on_by_default_and_the_header_names_it_off():
+    alone = SearchTuning(range_feedback=False)
+    assert alone.retrieval_settings(k=10, mode="ramem").range_feedback is False
+    assert "the question alone inside a range" in alone.describe()
+    assert SearchTuning().retrieval_settings(k=10, mode="ramem").range_feedback is True
     assert "inside a range" not in SearchTuning().describe()

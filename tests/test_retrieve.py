@@ -389,16 +389,16 @@ VISITS_AND_A_DAY = [
 
 
 def test_inside_a_range_the_bank_shows_what_the_question_looks_like(tmp_path, minilm_dir):
-    """Range feedback (off by default): inside the day, "Who did I visit" is ranked by the
+    """Range feedback (on by default): inside the day, "Who did I visit" is ranked by the
     question plus what the bank's reports closest to it share (its visits), so the visit comes
     first; by the question alone MiniLM puts the phone call first."""
     with Memory.open(tmp_path / "bank.db", embedder=minilm_dir, country="US") as memory:
         for at, text in VISITS_AND_A_DAY:
             memory.add(text, at=at)
         question = "Who did I visit on 27 May 2023?"
-        fed = memory.search(question, as_of="2023-06-01",
-                            settings=RetrievalSettings(range_feedback=True))
-        alone = memory.search(question, as_of="2023-06-01")  # off by default
+        fed = memory.search(question, as_of="2023-06-01")  # on by default
+        alone = memory.search(question, as_of="2023-06-01",
+                              settings=RetrievalSettings(range_feedback=False))
     assert "godson Felix" in contents(fed)[0]
     assert "phoned Hugo" in contents(alone)[0]
     assert any("what the bank's 5 reports closest to it share" in note

@@ -57,8 +57,8 @@ class SearchTuning:
             dense = f"dense {self.dense_index} ({self.candidates} rescored)"
         parts.append(dense + (", centred query" if self.centre_query else ", raw query"))
         parts.append(f"speaker names weigh {self.speaker_name_weight:g} in the dense query")
-        if self.range_feedback:
-            parts.append("inside a range the question and the bank's closest reports")
+        if not self.range_feedback:
+            parts.append("the question alone inside a range (no range feedback)")
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
         if not self.multi_step:
