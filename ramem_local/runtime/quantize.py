@@ -180,9 +180,8 @@ def quantize_closest(named: Path, work: Path, float_folder: Path, name: str, kee
     reference = embed_check_sentences(float_folder, name)
     best: tuple[int, float, int] | None = None  # bits, lowest cosine, its sentence
     for bits in WEIGHT_BITS:
-        candidate = work / f"model-{bits}-bit.onnx"
-        quantize_graph(named, candidate, keep_float=keep_float, reduce_range=bits < 8)
-        os.replace(candidate, work / EMBEDDER_MODEL_FILE)
+        quantize_graph(named, work / EMBEDDER_MODEL_FILE, keep_float=keep_float,
+                       reduce_range=bits < 8)
         lowest, sentence = lowest_cosine(reference, embed_check_sentences(work, name))
         if best is None or lowest > best[1]:
             best = (bits, lowest, sentence)

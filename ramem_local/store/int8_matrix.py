@@ -41,13 +41,14 @@ from .vectors import unit_rows
 # and the offset is taken back exactly by the product's zero point.
 CODE_OFFSET = 128
 
-def quantise(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(scales, codes) of each row's direction: ``codes`` uint8 with the offset, ``scales``
-    such that ``scale · (code − 128)`` ≈ the unit vector. A zero row gets scale 0."""
+def quantise(vectors: np.ndarray, steps: int = 127) -> tuple[np.ndarray, np.ndarray]:
+    """(scales, codes) of each row's direction in ``steps`` a side: ``codes`` uint8 with the
+    offset, ``scales`` such that ``scale · (code − 128)`` ≈ the unit vector. A zero row gets
+    scale 0."""
     units = unit_rows(vectors)
-    scales = np.abs(units).max(axis=1) / 127.0
-    steps = np.divide(units, scales[:, None], out=np.zeros_like(units), where=scales[:, None] > 0)
-    codes = (np.clip(np.rint(steps), -127, 127) + CODE_OFFSET).astype(np.uint8)
+    scales = np.abs(units).max(axis=1) / float(steps)
+    levels = np.divide(units, scales[:, None], out=np.zeros_like(units), where=scales[:, None] > 0)
+    codes = (np.clip(np.rint(levels), -steps, steps) + CODE_OFFSET).astype(np.uint8)
     return scales.astype(np.float32), codes
 
 
@@ -241,9 +242,7 @@ class Int8Matrix:
         """(code − 128) · quantised query for each row, as float32, in the query's steps of
         ``quantise`` (±127), computed in ``_query_steps`` steps."""
         steps = _query_steps()
-        unit = unit_rows(np.asarray(query, dtype=np.float32).reshape(1, -1))[0]
-        largest = float(np.abs(unit).max())
-        step = largest / steps if largest > 0 else 1.0
-        signed_query = np.clip(np.rint(unit / step), -steps, steps).astype(np.int8).reshape(-1, 1)
+        _, query_codes = quantise(np.asarray(query, dtype=np.float32).reshape(1, -1), steps)
+        signed_query = (query_codes.astype(np.int16) - CODE_OFFSET).astype(np.int8).reshape(-1, 1)
         dots = _integer_product().run(None, {"codes": codes, "query": signed_query})[0]
         return dots[:, 0].astype(np.float32) * np.float32(QUERY_STEPS / steps)
