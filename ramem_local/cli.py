@@ -1133,8 +1133,8 @@ def _install_int8(context: Context, name: str) -> None:
 
     copy = quantize(name, context.settings.models_dir)
     click.echo(f"installed {copy.name}: {copy.path}")
-    if copy.details:
-        click.echo(f"  {copy.details}")
+    for line in (copy.details or "").splitlines():
+        click.echo(f"  {line}")
 
 
 @models.command(name="import")

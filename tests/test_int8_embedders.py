@@ -52,6 +52,8 @@ def test_import_int8_installs_a_quantised_copy_beside_the_float_model(tmp_path):
     assert f"installed tiny-int8: {models_dir / 'tiny-int8'}" in result.output
     assert re.search(r"float MatMuls for outlier input channels, [78]-bit weights, lowest "
                      r"cosine to float on the check sentences 0\.9", result.output)
+    assert re.search(r"\n  embeds the check sentences \d+\.\dx as fast as tiny on this CPU",
+                     result.output)
     assert "MatMulInteger" in op_types(models_dir / "tiny-int8")
     assert "MatMulInteger" not in op_types(models_dir / "tiny")
     assert sorted(p.name for p in models_dir.iterdir()) == ["installed.json", "tiny", "tiny-int8"]
@@ -165,6 +167,29 @@ def test_the_weight_width_kept_is_the_one_closest_to_float_on_this_cpu(tmp_path)
     assert f"QInt8 per channel, {closest}-bit" in source
     assert sorted(p.name for p in (models_dir / "tiny-int8").iterdir()) == sorted(
         p.name for p in (models_dir / "tiny").iterdir())  # no candidate left behind
+
+
+def test_the_speed_line_says_where_int8_gains_little_on_this_cpu():
+    """The install times both graphs (``quantize.speed_ratio``) and says what it measured;
+    where the copy is barely faster (MPNet 1.0x on an AVX2-only EPYC) it says the float model
+    is as quick there, and nothing more where it gains (3.0x with VNNI)."""
+    slow = models.int8_speed_line("all-mpnet-base-v2", 1.01)
+    assert slow.startswith("embeds the check sentences 1.0x as fast as all-mpnet-base-v2 on "
+                           "this CPU; little gain here")
+    assert "all-mpnet-base-v2 embeds about as fast" in slow
+    fast = models.int8_speed_line("all-mpnet-base-v2", 3.04)
+    assert fast == "embeds the check sentences 3.0x as fast as all-mpnet-base-v2 on this CPU"
+    edge = models.int8_speed_line("tiny", quantize.LITTLE_GAIN)
+    assert "little gain" not in edge
+
+
+def test_the_speed_ratio_times_both_graphs_on_this_cpu(tmp_path):
+    """A graph against itself measures about 1x; the ratio is float's best time over
+    int8's, each the best of its rounds."""
+    models_dir = tmp_path / "models"
+    models.import_model(st_folder(tmp_path / "tiny"), models_dir)
+    ratio = quantize.speed_ratio(models_dir / "tiny", models_dir / "tiny", "tiny")
+    assert 0.2 < ratio < 5.0
 
 
 def test_outlier_channels_are_those_far_above_the_inputs_percentile():

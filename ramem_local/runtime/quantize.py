@@ -55,6 +55,12 @@ Measured: a tiny random BERT (tests) at cosine 0.901 with 8-bit weights on an AM
 whose 8-bit copy checks at 0.9909). The copy a CPU chooses is the one it runs: a models folder
 copied to a CPU of the other kind keeps working, with the other copy's rounding.
 
+What int8 buys depends on the CPU as much: 3.0x float's speed for MPNet on the Xeon above, 1.0x on
+the AMD EPYC (AVX2 only), whose VPMADDUBSW path multiplies about as fast as its float FMAs
+(results/int8-embedders.txt). So the install times both graphs on the check sentences
+(:func:`speed_ratio`) and says what this CPU gets; below :data:`LITTLE_GAIN` it says the float
+model is as quick here.
+
 Quantising happens here, at install time, only; nothing on the search path imports this module
 (``onnx`` and ``onnxruntime.quantization`` are install-time dependencies).
 """
@@ -96,6 +102,14 @@ OUTLIER_RATIO = 4.0
 # The widths tried for the MatMul weights, first the one kept on a tie (module docstring).
 WEIGHT_BITS = (8, 7)
 
+# :func:`speed_ratio`: the check sentences are embedded SPEED_REPEAT times per call (a batch
+# like an ingest's), best of SPEED_ROUNDS calls per graph, the graphs taking turns.
+SPEED_REPEAT = 4
+SPEED_ROUNDS = 3
+# Below this ratio the install says the int8 copy gains little on this CPU: measured 1.01x
+# (MPNet) and 1.09x (MiniLM) ingest on an AVX2-only EPYC against 1.8x-3.0x with VNNI.
+LITTLE_GAIN = 1.25
+
 # Short and long, questions and statements, names, dates and numbers: the texts a memory bank
 # embeds. Fixed, so a check is repeatable.
 CHECK_SENTENCES = (
@@ -121,6 +135,7 @@ class QuantizedEmbedder:
     weight_bits: int  # 8, or 7 where this CPU's int8 kernels saturate 8-bit products
     float_bytes: int
     int8_bytes: int
+    speedup: float  # float's time over int8's on the check sentences, on this CPU
 
 
 def int8_name(name: str) -> str:
@@ -161,6 +176,7 @@ def quantize_embedder(float_name: str, float_folder: Path, models_dir: Path,
         os.replace(work, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    speedup = speed_ratio(float_folder, target, float_name)
     files = sorted(p for p in target.rglob("*") if p.is_file())
     record_install(models_dir, name, EMBEDDER,
                    [(p, sha256_file(p), p.stat().st_size) for p in files],
@@ -168,7 +184,7 @@ def quantize_embedder(float_name: str, float_folder: Path, models_dir: Path,
                           f"QInt8 per channel, {bits}-bit, {len(kept)} float MatMuls for "
                           f"outlier input channels; lowest check cosine {lowest:.4f})")
     return QuantizedEmbedder(name, target, lowest, len(kept), bits, source.stat().st_size,
-                             (target / EMBEDDER_MODEL_FILE).stat().st_size)
+                             (target / EMBEDDER_MODEL_FILE).stat().st_size, speedup)
 
 
 def quantize_closest(named: Path, work: Path, float_folder: Path, name: str, keep_float: list[str],
@@ -333,6 +349,30 @@ def embed_check_sentences(folder: Path, name: str) -> np.ndarray:
 
     embedder = OnnxEmbedder(spec_from_folder(folder, name=name, registry_entry=settings_for(name)))
     return embedder.embed_documents(list(CHECK_SENTENCES)).astype(np.float64)
+
+
+def speed_ratio(float_folder: Path, int8_folder: Path, name: str) -> float:
+    """How many times faster the int8 graph in ``int8_folder`` embeds the check sentences
+    than the float one in ``float_folder``, on this CPU: each embeds them once to warm up,
+    then :data:`SPEED_ROUNDS` times in turn, and the best time of each counts (a busy moment
+    slows one call, not the best)."""
+    import time
+
+    from .embedder import OnnxEmbedder, spec_from_folder
+    from .loading import settings_for
+
+    texts = list(CHECK_SENTENCES) * SPEED_REPEAT
+    graphs = [OnnxEmbedder(spec_from_folder(folder, name=name, registry_entry=settings_for(name)))
+              for folder in (float_folder, int8_folder)]
+    best = [float("inf")] * len(graphs)
+    for graph in graphs:
+        graph.embed_documents(texts)
+    for _ in range(SPEED_ROUNDS):
+        for index, graph in enumerate(graphs):
+            started = time.perf_counter()
+            graph.embed_documents(texts)
+            best[index] = min(best[index], time.perf_counter() - started)
+    return best[0] / max(best[1], 1e-9)
 
 
 def lowest_cosine(a: np.ndarray, b: np.ndarray) -> tuple[float, int]:
