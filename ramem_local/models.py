@@ -193,7 +193,8 @@ def quantize(name: str, models_dir: PathArgument | None = None) -> InstalledMode
     """Install ``NAME-int8`` beside the installed embedder ``name``: its MatMul weights in int8
     (onnxruntime dynamic quantisation, one scale per output channel; the few outlier channels of
     a MatMul's input multiplied in float), 1.8x (MiniLM) to 3x (MPNet) as fast to embed on a CPU
-    with int8 instructions (measured: README, "Choosing an embedder"). A model of its own, with
+    with VNNI and about 1x on one without (measured: README, "Choosing an embedder"; the install
+    measures it and says so). A model of its own, with
     its own fingerprint (a bank built with one refuses the other). Refused, with nothing
     installed, when its vectors for a few fixed sentences drift from the float model's (cosine
     below ``runtime.quantize.MIN_COSINE``). Install time only: no search ever quantises."""
