@@ -118,6 +118,21 @@ def test_a_first_copy_that_drifts_leaves_nothing(tmp_path, monkeypatch):
     assert "tiny-int8" not in read_ledger(models_dir)["models"]
 
 
+def test_a_copy_whose_speed_cannot_be_measured_is_not_installed(tmp_path, monkeypatch):
+    """The speed is measured on the checked copy before it takes its place: a failure there
+    leaves no folder without a ledger entry."""
+    def broken(*args):
+        raise RuntimeError("onnxruntime failed")
+
+    monkeypatch.setattr(quantize, "speed_ratio", broken)
+    models_dir = tmp_path / "models"
+    models.import_model(st_folder(tmp_path / "tiny"), models_dir)
+    with pytest.raises(RuntimeError, match="onnxruntime failed"):
+        models.quantize("tiny", models_dir)
+    assert sorted(p.name for p in models_dir.iterdir()) == ["installed.json", "tiny"]
+    assert "tiny-int8" not in read_ledger(models_dir)["models"]
+
+
 @pytest.mark.parametrize("ratio, quantised", [(0.0, False), (float("inf"), True)])
 def test_an_input_of_mostly_outliers_keeps_its_matmuls_whole_and_float(tmp_path, monkeypatch,
                                                                         ratio, quantised):

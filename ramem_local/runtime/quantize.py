@@ -171,12 +171,12 @@ def quantize_embedder(float_name: str, float_folder: Path, models_dir: Path,
         bits, lowest = quantize_closest(named, work, float_folder, float_name, kept,
                                         MIN_COSINE if min_cosine is None else min_cosine)
         named.unlink()
+        speedup = speed_ratio(float_folder, work, float_name)
         if target.exists():
             shutil.rmtree(target)
         os.replace(work, target)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    speedup = speed_ratio(float_folder, target, float_name)
     files = sorted(p for p in target.rglob("*") if p.is_file())
     record_install(models_dir, name, EMBEDDER,
                    [(p, sha256_file(p), p.stat().st_size) for p in files],
