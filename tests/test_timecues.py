@@ -258,6 +258,9 @@ GROUNDED = [
     ("after May 8", THU, "after", "2023-05-09", "2023-05-25"),
     ("since 2020", THU, "since", "2020-01-01", "2023-05-25"),
     ("ever since last summer", THU, "since", "2022-06-01", "2023-05-25"),
+    # X under way on the reference day: up to that day, not X's end
+    ("since May", THU, "since", "2023-05-01", "2023-05-25"),
+    ("since 2023", THU, "since", "2023-01-01", "2023-05-25"),
     ("until last week", THU, "until", "2013-05-25", "2023-05-21"),
     ("before Christmas", JAN3, "before", "2014-01-03", "2023-12-24"),
     # the state up to a date: as "until", X included

@@ -195,7 +195,9 @@ def _combine_open(match: re.Match[str], anchors: list[Days], ctx: _Context) -> D
     if rel == "after":
         return end, (ctx.hi if ctx.hi > end else _add_months(end, 12))
     if rel == "since":
-        return start, max(ctx.hi, end)
+        # X whole when the timeline ends inside it, but never past the reference day: "since
+        # May" asked on 25 May ends that day, as "since 10 May" does.
+        return start, max(ctx.hi, min(end, ctx.today + _DAY))
     return min(ctx.lo, start), end
 
 
