@@ -215,7 +215,8 @@ before / after / since /    before June 2023, after May 8,     half-open ranges 
   until                     since 2020, until last week        timeline: before X -> [timeline
                                                                start, X start); after X -> [X end,
                                                                timeline end); since X -> [X start,
-                                                               timeline end); until X -> [timeline
+                                                               timeline end), X whole up to the
+                                                               reference day; until X -> [timeline
                                                                start, X end) (X included)
 as_of / by                  as of December 2023,               the state up to X, as until X:
                             by July 10, 2022, by next week     [timeline start, X end); "by" needs
