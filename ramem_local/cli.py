@@ -1337,12 +1337,16 @@ def _years_list(value: str) -> tuple[int, ...]:
 @click.option("--chat/--no-chat", default=True, show_default=True,
               help="Add the assistant chat about the same dishes, films and trails on other "
                    "days (look-alikes, never evidence).")
+@click.option("--sparse", is_flag=True,
+              help="Write only the days something happened (no filler entries): about twelve "
+                   "entries a month, a bank where a month holds a handful of reports.")
 @tuning_options
 @json_option
 @pass_context
 def eval_journal(context: Context, years: str, days: int | None, seed: int, per_style: int,
                  mode: str, k: int, out: Path | None, bank_dir: Path | None, styles: str,
-                 one_offs: bool, chat: bool, tuning: SearchTuning, as_json: bool) -> None:
+                 one_offs: bool, chat: bool, sparse: bool, tuning: SearchTuning,
+                 as_json: bool) -> None:
     """Retrieval on synthetic journals that grow from 1 to 10 years (context collapse).
 
     Each journal is written by a seeded generator (no data files): one to three entries a day
@@ -1377,6 +1381,7 @@ def eval_journal(context: Context, years: str, days: int | None, seed: int, per_
     Examples:
       ramem --embedder DIR eval journal --years 1,5 --per-style 20
       ramem eval journal --no-one-offs --no-chat --styles classic   # before multi-step recall
+      ramem eval journal --years 1 --sparse --styles count   # a month holds a handful
     """
     from .eval.journal import (
         JournalSpec,
@@ -1394,23 +1399,24 @@ def eval_journal(context: Context, years: str, days: int | None, seed: int, per_
     sizes: list[int | JournalSpec] = list(_years_list(years))
     if days is not None:
         sizes = [JournalSpec(days=days, seed=seed, questions_per_style=per_style,
-                             one_offs=one_offs, chat=chat)]
+                             one_offs=one_offs, chat=chat, sparse=sparse)]
     modes = ("ramem", "baseline") if mode == "both" else (mode,)
     result = run_journal_eval(sizes, embedder, seed=seed, per_style=per_style, modes=modes, k=k,
                               bank_dir=bank_dir, tuning=tuning, styles=asked,
-                              one_offs=one_offs, chat=chat,
+                              one_offs=one_offs, chat=chat, sparse=sparse,
                               progress=lambda msg: click.echo(msg, err=True))
     if out is not None:
         write_journal_jsonl(result, out)
     if as_json:
         _echo_json({"embedder": result.embedder, "seed": seed, "k": k, "modes": list(modes),
                     "per_style": per_style, "styles": list(result.styles),
-                    "one_offs": one_offs, "chat": chat, "tuning": dataclasses.asdict(tuning),
+                    "one_offs": one_offs, "chat": chat, "sparse": sparse,
+                    "tuning": dataclasses.asdict(tuning),
                     "summary": result.summary(),
                     "seconds": round(result.seconds, 1)})
         return
     bank = (("one-offs" if one_offs else "no one-offs") + " · "
-            + ("assistant chat" if chat else "no chat"))
+            + ("assistant chat" if chat else "no chat") + (" · sparse" if sparse else ""))
     click.echo(f"journal retrieval · synthetic, seed {seed} · {per_style} questions per style · "
                f"{bank} · embedder {result.embedder} · K={k} · modes {', '.join(modes)} · "
                f"{tuning.describe()}")

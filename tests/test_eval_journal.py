@@ -33,6 +33,7 @@ from ramem_local.eval.journal import (
     STYLES,
     WEEKDAYS,
     JournalSpec,
+    bank_stem,
     format_journal_table,
     generate_journal,
     run_journal_eval,
@@ -386,6 +387,44 @@ def test_time_only_evidence_is_every_entry_of_the_day_late_ones_included(journal
 # Each style's evidence is recomputed from the entries and the question's words alone.
 
 
+
+@pytest.fixture(scope="module")
+def sparse():
+    return generate_journal(dataclasses.replace(SPEC, sparse=True))
+
+
+def test_a_sparse_journal_writes_only_the_days_something_happened(sparse, journal):
+    by_kind = Counter(e.kind for e in sparse.entries)
+    assert set(by_kind) == {*KINDS, ONEOFF}  # no filler
+    assert all(by_kind[kind] >= 6 for kind in KINDS)
+    assert len(sparse.entries) < len(journal.entries) / 3
+    first, last = (SPEC.start.year, SPEC.start.month), (SPEC.end.year, SPEC.end.month)
+    per_month = Counter((e.event_day.year, e.event_day.month) for e in sparse.entries
+                        if first < (e.event_day.year, e.event_day.month) < last)  # whole ones
+    assert len(per_month) == 11
+    assert 6 <= min(per_month.values()) and max(per_month.values()) <= 20
+    days_written = {e.event_day for e in sparse.entries}
+    assert len(days_written) < (SPEC.end - SPEC.start).days / 2  # most days have no entry
+    assert sparse.chat  # the chat about the same things is still there
+
+
+def test_a_sparse_journal_gets_questions_of_every_style(sparse):
+    styles = Counter(q.style for q in sparse.questions)
+    assert set(styles) == set(STYLES)
+    for question in sparse.questions:
+        written = {e.id for e in sparse.entries}
+        assert set(question.evidence) <= written, question
+    whole_days = [q for q in questions_of(sparse, "event_relative") if q.kind is None]
+    for question in whole_days:  # a day after a one-off is asked about only if it has entries
+        assert question.evidence, question.question
+
+
+def test_a_sparse_journal_is_its_own_bank_and_leaves_the_full_one_as_it_was(journal):
+    again = generate_journal(SPEC)
+    assert [e.text for e in again.entries] == [e.text for e in journal.entries]
+    assert bank_stem(dataclasses.replace(SPEC, sparse=True)) == \
+        bank_stem(SPEC) + "-sparse"
+
 @pytest.fixture(scope="module")
 def bigger():
     """Five years: enough repeated details and one-offs for every style's full share."""
@@ -700,6 +739,23 @@ def test_the_cli_prints_json_and_rejects_bad_years():
         "n", "R@1", "R@5", "AllR@5"}
     bad = runner.invoke(cli, ["eval", "journal", "--years", "1,x"], prog_name="ramem")
     assert bad.exit_code == 2 and "comma-separated years" in bad.output
+
+
+def test_the_cli_asks_a_sparse_journal_and_says_so(tmp_path):
+    runner = CliRunner()
+    args = ["eval", "journal", "--days", "90", "--per-style", "2", "--mode", "ramem",
+            "--styles", "count,date", "--bank-dir", str(tmp_path)]
+    result = runner.invoke(cli, [*args, "--sparse", "--json"], prog_name="ramem")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["sparse"] is True
+    text = runner.invoke(cli, [*args, "--sparse"], prog_name="ramem")
+    assert "assistant chat · sparse · embedder" in text.output
+    full = runner.invoke(cli, args, prog_name="ramem")
+    assert full.exit_code == 0 and " · sparse" not in full.output
+    sparse_entries = len(generate_journal(JournalSpec(days=90, seed=7, sparse=True)).entries)
+    assert f"90d: {sparse_entries} entries" in text.output
+    assert {p.name for p in tmp_path.glob("*.jsonl")} == {
+        "journal-90d-seed7.jsonl", "journal-90d-seed7-sparse.jsonl"}
 
 
 @pytest.mark.real_model

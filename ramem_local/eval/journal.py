@@ -479,7 +479,10 @@ ONEOFF_REMARKS = ("it still feels unreal", "what a day", "I could hardly sleep a
 class JournalSpec:
     """Which journal to write: ``years`` ending on ``end`` (or ``days``, for short test runs);
     ``one_offs`` adds the once-only events, ``chat`` the assistant conversation (both off: the
-    journal of the six classic styles, byte for byte)."""
+    journal of the six classic styles, byte for byte). ``sparse`` writes only the days
+    something happened (the recurring activities, no filler entries): about twelve entries a
+    month, the bank of someone who writes a few lines a week, where a month of a counting
+    question holds a handful of reports."""
 
     years: int = 1
     seed: int = DEFAULT_SEED
@@ -488,6 +491,7 @@ class JournalSpec:
     days: int | None = None
     one_offs: bool = True
     chat: bool = True
+    sparse: bool = False
 
     @property
     def start(self) -> date:
@@ -610,7 +614,8 @@ class _Event:
 
 
 def _plan_events(spec: JournalSpec, rng: random.Random) -> list[_Event]:
-    """Activities on their recurrence schedules, then filler up to 1-3 events per day."""
+    """Activities on their recurrence schedules, then filler up to 1-3 events per day (none in
+    a sparse journal)."""
     start, end = spec.start, spec.end
     scheduled: dict[date, list[str]] = {}
     for kind in ACTIVITIES:
@@ -629,7 +634,8 @@ def _plan_events(spec: JournalSpec, rng: random.Random) -> list[_Event]:
     for offset in range((end - start).days + 1):
         day = start + timedelta(days=offset)
         kinds = scheduled.get(day, [])
-        planned = kinds + [FILLER] * max(0, rng.randint(1, MAX_EVENTS_PER_DAY) - len(kinds))
+        filler = 0 if spec.sparse else max(0, rng.randint(1, MAX_EVENTS_PER_DAY) - len(kinds))
+        planned = kinds + [FILLER] * filler
         rng.shuffle(planned)
         for kind_name in planned:
             late = rng.randint(1, 3) if rng.random() < LATE_PROBABILITY else 0
@@ -1034,7 +1040,7 @@ class _MultistepAsker:
                 if first < self.spec.start or last > self.spec.end:
                     continue
                 cue = f"{words} {anchor.answer}"
-                if first == last:
+                if first == last and first in by_event_day:  # a sparse journal skips days
                     whole_day.append((None, cue, first, last, by_event_day[first]))
                 for kind in KINDS:
                     evidence = self._of_kind_between(kind, first, last)
@@ -1248,13 +1254,14 @@ def run_journal_eval(
     styles: Sequence[str] = STYLES,
     one_offs: bool = True,
     chat: bool = True,
+    sparse: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> JournalEvalResult:
     """Generate each journal, ingest it into a fresh bank, ask every question of ``styles``
     in every mode.
 
-    ``sizes`` are years (with ``seed``, ``per_style``, ``one_offs`` and ``chat``) or full
-    specs. Banks live in a temporary folder, or in ``bank_dir`` (kept, with each journal's
+    ``sizes`` are years (with ``seed``, ``per_style``, ``one_offs``, ``chat`` and ``sparse``)
+    or full specs. Banks live in a temporary folder, or in ``bank_dir`` (kept, with each journal's
     JSONL, for inspection with ``ramem --db``; a second run reuses them and its ingest adds
     nothing).
     """
@@ -1263,7 +1270,8 @@ def run_journal_eval(
     styles = select_styles(styles)
     started = time.perf_counter()
     specs = [s if isinstance(s, JournalSpec) else JournalSpec(
-                 years=s, seed=seed, questions_per_style=per_style, one_offs=one_offs, chat=chat)
+                 years=s, seed=seed, questions_per_style=per_style, one_offs=one_offs, chat=chat,
+                 sparse=sparse)
              for s in sizes]
     banks: list[JournalBank] = []
     results: list[JournalQuestionResult] = []
@@ -1318,7 +1326,7 @@ def bank_stem(spec: JournalSpec) -> str:
     """The file name of a journal's JSONL and bank (without suffix): one per distinct
     journal, so a kept bank is never reused for another."""
     return (f"journal-{spec.label}-seed{spec.seed}" + ("" if spec.one_offs else "-no-one-offs")
-            + ("" if spec.chat else "-no-chat"))
+            + ("" if spec.chat else "-no-chat") + ("-sparse" if spec.sparse else ""))
 
 
 def _search(memory: Memory, size: str, question: JournalQuestion, modes: Sequence[str],
