@@ -445,3 +445,38 @@ def test_a_count_reads_the_kind_from_each_reports_neighbourhood(memory, monkeypa
     for wrong in (-0.1, 1.0):
         with pytest.raises(InputError, match="kind_neighbourhood"):
             RetrievalSettings(kind_neighbourhood=wrong)
+
+
+NEW_JOURNAL = [
+    ("2026-03-02 19:00", "Went hiking at Pine Lake with Ana; muddy trail"),
+    ("2026-03-05 19:00", "Cooked a mushroom risotto for Ben"),
+    ("2026-03-09 19:00", "Finished the quarterly report at work, long day"),
+    ("2026-03-14 19:00", "Went hiking at Eagle Ridge alone"),
+    ("2026-03-20 19:00", "Watched Dune at the cinema with Ana"),
+    ("2026-03-27 19:00", "Fixed the leaking kitchen tap myself"),
+    ("2026-04-01 19:00", "Made a lentil soup, Ben came over"),
+    ("2026-04-04 19:00", "Saw Past Lives at home with Leo, cried at the end"),
+    ("2026-04-10 19:00", "Hiked up Pine Lake again, sunny"),
+]
+
+
+@pytest.fixture(scope="module")
+def new_journal(tmp_path_factory):
+    with Memory.open(_journal_bank(tmp_path_factory.mktemp("new") / "bank.db",
+                                   NEW_JOURNAL)) as memory:
+        yield memory
+
+
+def test_a_count_in_a_new_journal_reads_the_drop_among_the_closest_half(new_journal):
+    """Six reports in March, none holding "films": over all six the largest drop fell before
+    the tap and the risotto and four were counted; among the closest four it falls after
+    Dune."""
+    films = new_journal.search("How many films did I watch in March 2026?", as_of="2026-04-12")
+    assert films.count == 1 and "Dune" in films.results[0].memory.content
+
+
+def test_two_reports_in_a_range_show_no_drop_and_only_the_closest_stands_out(new_journal):
+    """The hike and the risotto: the hike by its word, nothing more (both were counted)."""
+    hikes = new_journal.search("How many times did I go hiking until 2026-03-06?",
+                               as_of="2026-04-12")
+    assert hikes.count == 1 and "Pine Lake" in hikes.results[0].memory.content
