@@ -100,9 +100,9 @@ def test_int8_scan_honours_the_conversation_scope_and_the_turn_exclusion(tmp_pat
     assert dense_ids(store, query, "int8", conversation_id=other + 1) == []
 
 
-def add_fact(store: Store, text: str, vector: np.ndarray) -> int:
-    conversation_id = store.ensure_conversation("facts")
-    record = MemoryRecord(content=text, kind="fact", conversation="facts", session_start=0,
+def add_fact(store: Store, text: str, vector: np.ndarray, conversation: str = "facts") -> int:
+    conversation_id = store.ensure_conversation(conversation)
+    record = MemoryRecord(content=text, kind="fact", conversation=conversation, session_start=0,
                           session_end=DAY)
     memory_id = store.add_memory(record, dedup_key=text, conversation_id=conversation_id)
     assert memory_id is not None
@@ -309,6 +309,26 @@ def test_a_neighbourhood_is_as_close_as_the_group_its_memory_belongs_to(tmp_path
     own_group = np.mean([v @ toward / np.linalg.norm(v) for v in vectors.values()])
     assert closeness[member] == pytest.approx(own_group, abs=0.02)
     assert closeness[member] > 0.8 and abs(closeness[stranger]) < 0.2
+
+
+def test_a_text_written_again_is_one_neighbour_not_as_many_as_its_copies(tmp_path):
+    """Twenty copies of one sentence near group 0 weigh in a member's neighbourhood as one
+    (counted each, they moved its mean from 0.00 to 0.21, toward their own 0.26), and copies
+    of the member itself add nothing. (The floor moves a little with the pool they join.)"""
+    store, centres, groups = clustered_bank(tmp_path)
+    toward, member = centres[1], groups[0][0]
+    copy = 0.95 * centres[0] + 0.31 * centres[1]
+    add_fact(store, "the same words", copy, conversation="c")
+    once = store.neighbourhood_closeness([member], toward, 0.05)[member]
+    for i in range(19):
+        add_fact(store, f"the same words, copy {i}", copy, conversation="c")
+    assert store.neighbourhood_closeness([member], toward, 0.05)[member] == \
+        pytest.approx(once, abs=0.03)
+    own = store.vectors_of([member])[member]
+    for i in range(5):
+        add_fact(store, f"the member again {i}", own, conversation="c")
+    assert store.neighbourhood_closeness([member], toward, 0.05)[member] == \
+        pytest.approx(once, abs=0.03)
 
 
 def test_the_neighbour_floor_is_the_similarity_the_closest_share_of_pairs_reach(tmp_path):
