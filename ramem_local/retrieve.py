@@ -508,7 +508,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
       Without a range ("How many times have I been to Porto?") only words count: what
       stands out of a whole bank says nothing about how many.
     Measured on the journal benchmark (README, "Multi-step questions"): the count is exact
-    for 0.725-0.900 of the questions with MiniLM (five generator seeds, 1 to 10 years);
+    for 0.725-0.925 of the questions with MiniLM (five generator seeds, 1 to 10 years);
     standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
