@@ -300,11 +300,16 @@ VISITS = [  # a journal where the visits share a word with "Who have I visited .
 ]
 
 
+def _opened_journal(tmp_path_factory, name: str, entries):
+    """A journal bank of ``entries`` in a fresh folder, open for the module's tests."""
+    with Memory.open(_journal_bank(tmp_path_factory.mktemp(name) / "bank.db",
+                                   entries)) as memory:
+        yield memory
+
+
 @pytest.fixture(scope="module")
 def visits(tmp_path_factory):
-    with Memory.open(_journal_bank(tmp_path_factory.mktemp("visits") / "bank.db",
-                                   VISITS)) as memory:
-        yield memory
+    yield from _opened_journal(tmp_path_factory, "visits", VISITS)
 
 
 def test_the_reports_matched_by_word_are_listed_before_those_standing_out(visits):
@@ -462,9 +467,7 @@ NEW_JOURNAL = [
 
 @pytest.fixture(scope="module")
 def new_journal(tmp_path_factory):
-    with Memory.open(_journal_bank(tmp_path_factory.mktemp("new") / "bank.db",
-                                   NEW_JOURNAL)) as memory:
-        yield memory
+    yield from _opened_journal(tmp_path_factory, "new", NEW_JOURNAL)
 
 
 def test_a_count_in_a_new_journal_reads_the_drop_among_the_closest_half(new_journal):
