@@ -1338,7 +1338,7 @@ def _years_list(value: str) -> tuple[int, ...]:
               help="Add the assistant chat about the same dishes, films and trails on other "
                    "days (look-alikes, never evidence).")
 @click.option("--sparse", is_flag=True,
-              help="Write only the days something happened (no filler entries): about twelve "
+              help="Write only the days something happened (no filler entries): about eleven "
                    "entries a month, a bank where a month holds a handful of reports.")
 @tuning_options
 @json_option

@@ -712,9 +712,10 @@ def _kind_closeness(store: Store, direction: np.ndarray | None, closeness: dict[
 
 def _standing_out(closeness: dict[int, float], among: int = 11) -> list[int]:
     """The closest memories down to the largest drop in closeness among the closest half of
-    them, at most ``among`` (only the closest when that is two or fewer).
+    them and one more (so that at most half stand out), at most ``among``; only the closest
+    when that is two or fewer.
 
-    Half: what a count asks about is the smaller part of a range. Read over the whole of a
+    Half: what a count asks about is at most half of a range. Read over the whole of a
     short one, the largest drop can be the one before the reports least like the question:
     in a new journal, "How many films did I watch in March?" over six reports (Dune 0.35, a
     hike 0.10, a report at work 0.05, a hike 0.02, a tap fixed -0.40, a risotto -0.48)

@@ -480,7 +480,7 @@ class JournalSpec:
     """Which journal to write: ``years`` ending on ``end`` (or ``days``, for short test runs);
     ``one_offs`` adds the once-only events, ``chat`` the assistant conversation (both off: the
     journal of the six classic styles, byte for byte). ``sparse`` writes only the days
-    something happened (the recurring activities, no filler entries): about twelve entries a
+    something happened (the recurring activities, no filler entries): about eleven entries a
     month, the bank of someone who writes a few lines a week, where a month of a counting
     question holds a handful of reports."""
 
