@@ -507,6 +507,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
       Velvet Tides live" for "how many concerts did I go to", which shares no word with it).
       Without a range ("How many times have I been to Porto?") only words count: what
       stands out of a whole bank says nothing about how many.
+    A question with a range and nothing but its time ("What have I done since May?") counts
+    every report of the range (``_every_report``).
     Measured on the journal benchmark (README, "Multi-step questions"): the count is exact
     for 0.725-0.925 of the questions with MiniLM (five generator seeds, 1 to 10 years);
     standing out never counts zero.
@@ -514,6 +516,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     start, end = _occurrence_window(frame)
     occurrences = _counted_occurrences(store, frame, settings, conversation_id)
     ranged = frame.guard == "filter" and frame.time_range is not None
+    if ranged and frame.time_only:
+        return _every_report(occurrences, start, end, trace)
     in_range = dict(occurrences(fts_query=None, happened_from=start, happened_until=end,
                                 newest_first=False, limit=COUNT_CAP * 10)) if ranged else {}
     terms = _counted_terms(store, frame, conversation_id, occurrences)
@@ -547,6 +551,20 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
+
+
+def _every_report(occurrences: Callable[..., list], start: int, end: int,
+                  trace: Trace) -> Counted:
+    """A counting question that names nothing but its time ("What have I done since May?",
+    "How many entries did I write in March?"): every report of the range counts, listed in
+    the order they happened. Read like any time-only question (``is_time_only``): nothing in
+    it tells one report from another, so standing out would pick one at random."""
+    found = occurrences(fts_query=None, happened_from=start, happened_until=end,
+                        newest_first=False, limit=-1)
+    trace.notes.append(f"count: {len(found)} memories match (every report of the range: the "
+                       "question names nothing but its time)")
+    return Counted(rows=_rows([(memory_id, 0) for memory_id, _ in found[:COUNT_CAP]]),
+                   count=len(found), closest=[])
 
 
 def _counted_occurrences(store: Store, frame: RecallFrame, settings: RetrievalSettings,

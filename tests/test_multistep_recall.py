@@ -190,6 +190,31 @@ def test_what_have_i_done_since_lists_every_occurrence(memory):
     assert "The Long Drive" in counted
 
 
+@pytest.mark.parametrize(("question", "as_of", "expected"), [
+    # Nothing but a time: every report of the range, in the order they happened.
+    ("What have I done since 18 March 2023?", "2023-04-20",
+     ["Hawk Hill", "Fox Valley", "The Long Drive", "pancakes for Grace"]),
+    ("How many entries did I write in March 2023?", None,
+     ["Adopted", "pancakes for breakfast", "shakshuka at home", "Pine Lake", "Hawk Hill",
+      "Fox Valley", "The Long Drive"]),
+])
+def test_a_count_that_names_nothing_but_its_time_counts_every_report_of_the_range(
+        memory, question, as_of, expected):
+    """Standing out needs something to stand out for: "What have I done since ...?" counted
+    the one report closest to "done" (1 of 4) before every report was taken."""
+    response = memory.search(question, as_of=as_of)
+    counted = [c.memory.content for c in response.results if c.list_name == "counted"]
+    assert response.count == len(expected)
+    assert [next(e for e in expected if e in text) for text in counted] == expected
+    assert "every report of the range" in _count_note(response)
+
+
+def test_a_count_with_a_word_besides_its_time_is_no_list_of_the_range(memory):
+    response = memory.search("How many times did I go hiking in March 2023?")
+    assert response.count == 3
+    assert "every report of the range" not in _count_note(response)
+
+
 def test_without_multi_step_the_frame_is_the_plain_one(memory):
     from ramem_local.retrieve import RetrievalSettings
 
