@@ -100,6 +100,12 @@ GROUNDED = [
     ("on the 30th of last month", MAR1, "day_of_month", "2023-02-28", "2023-02-28"),
     ("May 8-10", THU, "date_span", "2023-05-08", "2023-05-10"),
     ("8-10 May 2022", THU, "date_span", "2022-05-08", "2022-05-10"),
+    ("8 to 10 May 2022", THU, "date_span", "2022-05-08", "2022-05-10"),
+    ("between 5 and 10 March 2022", THU, "date_span", "2022-03-05", "2022-03-10"),
+    ("between the 8th and the 10th of May", THU, "date_span", "2023-05-08", "2023-05-10"),
+    ("from the 8th to the 10th of May", THU, "date_span", "2023-05-08", "2023-05-10"),
+    ("between March 5 and 10, 2022", THU, "date_span", "2022-03-05", "2022-03-10"),
+    ("on May 8 and 10", THU, "month_day", "2023-05-08", "2023-05-08"),  # two days, no span
     # months
     ("in May 2023", THU, "month_year", "2023-05-01", "2023-05-31"),
     ("May, 2023", THU, "month_year", "2023-05-01", "2023-05-31"),

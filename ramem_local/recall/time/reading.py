@@ -155,6 +155,8 @@ def _yearless_day_ok(match: re.Match[str]) -> bool:
 def _span_ok(match: re.Match[str]) -> bool:
     if not _yearless_month_ok(match) or not _day_fits_month(match):
         return False
+    if match.group("and") and not match.group("between"):
+        return False  # "on May 8 and 10": two days, not the days between
     return int(match.group("day")) < int(match.group("day2")) <= _days_in_month(2000, _month(match))
 
 

@@ -80,6 +80,14 @@ from .vocabulary import (
 
 # Dates.
 
+# Days of one month: "8-10 May", "May 8 to 10", "from the 8th to the 10th of May", and with
+# "and" only after "between" ("between 8 and 10 May 2023"; "on May 8 and 10" names two days).
+# The month and year said once date both days: the composite "between X and Y" needs two
+# whole dates.
+_SPAN_BETWEEN = r"(?:(?P<between>\bbetween)\s+(?:the\s+)?)?"
+_SPAN_JOINER = (r"(?:\s*(?:-|\u2013)\s*|\s+(?:to|until|till|through)\s+"
+                r"|\s+(?P<and>and)\s+)(?:the\s+)?")
+
 
 @_rule(
     "date_dmy",
@@ -162,16 +170,16 @@ def _ground_month_numeric(match: re.Match[str], ctx: _Context) -> Days:
 
 @_rule(
     "date_span",
-    r"(?:" + MON + r"\s+" + DAY_OF_MONTH + r"\s*(?:-|\u2013|to)\s*(?P<day2>3[01]|[12]\d|0?[1-9])"
-    r"(?:st|nd|rd|th)?\b(?:" + YEAR_SEP + YEAR + r")?)",
+    r"(?:" + _SPAN_BETWEEN + MON + r"\s+" + DAY_OF_MONTH + _SPAN_JOINER
+    + r"(?P<day2>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b(?:" + YEAR_SEP + YEAR + r")?)",
     "month digit",
     accept=_span_ok,
     anchor=True,
 )
 @_rule(
     "date_span",
-    DAY_OF_MONTH
-    + r"\s*(?:-|\u2013)\s*(?P<day2>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    _SPAN_BETWEEN + DAY_OF_MONTH + _SPAN_JOINER
+    + r"(?P<day2>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?"
     + MON
     + r"(?:"
     + YEAR_SEP
