@@ -650,7 +650,7 @@ def _echo_extraction(report: Any) -> None:
 
 @cli.command()
 @click.argument("question")
-@click.option("--k", type=click.IntRange(1, 1000),
+@click.option("-k", "--k", type=click.IntRange(1, 1000),
               help=f"How many memories to return. Default: config `k`, else {SearchDefaults.k}.")
 @question_options
 @pass_context
@@ -683,7 +683,7 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
 
 @cli.command()
 @click.argument("question")
-@click.option("--k", type=click.IntRange(1, 100),
+@click.option("-k", "--k", type=click.IntRange(1, 100),
               help="How many memories the answerer may see. Default: config `k`, else "
                    f"{SearchDefaults.k}.")
 @question_options
@@ -1228,7 +1228,7 @@ def _eval_embedder(settings: Settings) -> Any:
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--mode", type=click.Choice(["ramem", "baseline", "both"]), default="both",
               show_default=True)
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
+@click.option("-k", "--k", default=10, show_default=True, type=click.IntRange(1, 100),
               help="How many retrieved memories each JSONL row lists.")
 @click.option("--samples", metavar="IDS", help="Comma-separated sample ids (default: all).")
 @tuning_options
@@ -1322,7 +1322,7 @@ def _years_list(value: str) -> tuple[int, ...]:
               help="Questions per style and journal (fewer when a journal has fewer candidates).")
 @click.option("--mode", type=click.Choice(["ramem", "baseline", "both"]), default="both",
               show_default=True)
-@click.option("--k", default=10, show_default=True, type=click.IntRange(1, 100),
+@click.option("-k", "--k", default=10, show_default=True, type=click.IntRange(1, 100),
               help="Memories retrieved per question: R@K and AllR@K count the first K.")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write one JSON line per question and mode (evidence, retrieved, metrics).")
