@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import time
 from collections.abc import Callable, Collection
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -550,7 +550,8 @@ class Memory:
                 "no LLM configured: showing the evidence instead of an answer")
             return Answer(question=question, answer="", abstained=False,
                           reasoning="no LLM configured", citations=[],
-                          evidence=response.results, trace=response.trace)
+                          evidence=response.results, trace=response.trace,
+                          count=response.count, capped=response.capped)
         started = time.perf_counter()
         conversation_id = self._conversation_id(conversation)
         outcome = analyze_question(
@@ -564,10 +565,11 @@ class Memory:
                                frame=outcome.frame)
         response.trace.llm_calls.insert(0, outcome.call)
         response.trace.timings_ms["analyze"] = analysis_ms
-        return generate_answer(self.llm, question, outcome.frame, response.results, self.tz,
-                               char_budget=char_budget, trace=response.trace,
-                               participants=self.store.participants(conversation_id),
-                               reporters=self.store.reporters)
+        answer = generate_answer(self.llm, question, outcome.frame, response.results, self.tz,
+                                 char_budget=char_budget, trace=response.trace,
+                                 participants=self.store.participants(conversation_id),
+                                 reporters=self.store.reporters)
+        return replace(answer, count=response.count, capped=response.capped)
 
     def reference_time(self, as_of: When | None, conversation_id: int | None = None) -> int:
         """``as_of``, else the bank's latest session start; a journal's reference is now."""

@@ -32,6 +32,7 @@ from .config import (
 from .errors import USER_ERRORS, ConfigError, InputError, ModelError, error_line, one_line
 from .render import (
     answer_dict,
+    answer_reading_lines,
     candidate_dict,
     candidate_lines,
     duration_text,
@@ -705,7 +706,10 @@ def ask(context: Context, question: str, k: int | None, as_of: str | None, mode:
         return
     if memory.llm is None:
         click.echo("note: no --llm: showing the evidence instead of an answer", err=True)
-        for rank, candidate in enumerate(answer.evidence[:5], 1):
+        for line in answer_reading_lines(answer, tz):
+            click.echo(line)
+        counted = sum(c.list_name == "counted" for c in answer.evidence)
+        for rank, candidate in enumerate(answer.evidence[:max(5, counted)], 1):
             for line in candidate_lines(candidate, rank, tz):
                 click.echo(line)
         return

@@ -156,6 +156,12 @@ def reading_lines(response: SearchResponse, tz: tzinfo) -> list[str]:
     return lines
 
 
+def answer_reading_lines(answer: Answer, tz: tzinfo) -> list[str]:
+    """``reading_lines`` of the retrieval an answer was drawn from."""
+    return reading_lines(SearchResponse(results=answer.evidence, trace=answer.trace,
+                                        count=answer.count, capped=answer.capped), tz)
+
+
 def trace_dict(trace: Trace, results: list[Candidate], tz: tzinfo) -> dict:
     total = LLMCall.total(trace.llm_calls)
     return {
@@ -191,6 +197,8 @@ def answer_dict(answer: Answer, tz: tzinfo) -> dict:
         "abstained": answer.abstained,
         "reasoning": answer.reasoning,
         "citations": answer.citations,
+        "count": answer.count,
+        "capped": answer.capped,
         "evidence": [candidate_dict(c, i, tz) for i, c in enumerate(answer.evidence, 1)],
         "trace": trace_dict(answer.trace, answer.evidence, tz),
     }

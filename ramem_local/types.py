@@ -337,6 +337,10 @@ class Answer:
     citations: list[int]
     evidence: list[Candidate]
     trace: Trace
+    # A counting question: how many memories match, as ``SearchResponse.count`` (the
+    # retrieval's count, not the model's); ``capped``: more matched than were listed.
+    count: int | None = None
+    capped: bool = False
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,24 @@ def test_search_prints_the_order_and_the_count(bank):
     assert "order: latest first" in result.output
 
 
+def test_ask_without_an_llm_prints_the_count_and_every_counted_memory(bank):
+    """Without a model the evidence is the answer: for "how many" that is the count line
+    and all that is counted, as `search` prints them (it printed five memories and no
+    count)."""
+    result = CliRunner().invoke(cli, ["--db", str(bank), "ask",
+                                      "How many entries did I write in March 2023?"])
+    assert result.exit_code == 0, result.output
+    assert "count: 7 memories match" in result.output
+    assert result.output.count("· counted ·") == 7
+
+
+def test_an_answer_carries_the_count_of_its_retrieval(memory):
+    question = "How many times did I go hiking in March 2023?"
+    answer = memory.ask(question)
+    assert answer.count == memory.search(question).count == 3
+    assert memory.ask("Who did I cook shakshuka for in January 2023?").count is None
+
+
 def test_timeline_as_of_shows_nothing_said_later(memory):
     days = memory.timeline(start="2023-05-01", end="2023-07-31", as_of="2023-06-01")
     said = [e.memory.content for day in days for session in day.sessions
