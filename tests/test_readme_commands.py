@@ -116,8 +116,10 @@ def command_tree(group: click.Group) -> dict[tuple[str, ...], click.Command]:
 
 
 def options_of(command: click.Command) -> set[str]:
+    """A command's long options (a short alias such as ``-k`` is the same option)."""
     return {name for parameter in command.params if isinstance(parameter, click.Option)
-            for name in (*parameter.opts, *parameter.secondary_opts)} - HELP_OPTIONS
+            for name in (*parameter.opts, *parameter.secondary_opts)
+            if name.startswith("--")} - HELP_OPTIONS
 
 
 TREE = command_tree(cli)
