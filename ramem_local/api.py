@@ -20,7 +20,7 @@ from .protocols import LLM, Embedder
 from .recall.analyzer import analyze_question
 from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
 from .recall.frame import DEFAULT_RECENT_DAYS, build_frame
-from .recall.when import parse_when
+from .recall.when import parse_when, period_of
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
 from .store import Store, StoreError, turn_key
 from .timebounds import MAX_TIME, MIN_TIME
@@ -621,15 +621,26 @@ class Memory:
                              "(the settings or frame object, or the argument)")
 
     def _window(self, start: When | None, end: When | None) -> tuple[int | None, int | None]:
-        """``[start, end)`` in Unix seconds; an end that falls on midnight (a day given
-        without a time) includes that day."""
-        first = None if start is None else parse_when(start, self.tz)
-        last = None if end is None else parse_when(end, self.tz)
-        if last is not None and _day_start(last, self.tz) == last:
-            last = _day_start(last + DAY + 3600, self.tz)  # the next midnight, across DST
+        """``[start, end)`` in Unix seconds: from the first moment of ``start`` to the end of
+        ``end`` (``_bounds``)."""
+        first = None if start is None else self._bounds(start)[0]
+        last = None if end is None else self._bounds(end)[1]
         if first is not None and last is not None and last <= first:
             raise InputError(f"the time range ends before it starts ({start} → {end})")
         return first, last
+
+    def _bounds(self, value: When) -> tuple[int, int]:
+        """The first moment and the end of ``value``: a period as a question's time cue
+        reads it ("March 2026": 1 March to the end of 31 March; ``period_of``), a day given
+        without a time from its midnight to the next, else the moment itself."""
+        period = period_of(value, self.tz, country=self.country) if isinstance(value, str) \
+            else None
+        if period is not None:
+            return period
+        moment = parse_when(value, self.tz)
+        if _day_start(moment, self.tz) == moment:
+            return moment, _day_start(moment + DAY + 3600, self.tz)  # next midnight, across DST
+        return moment, moment
 
     def known_persons(self, question: str,
                       conversation_id: int | None = None) -> builtins.list[str]:

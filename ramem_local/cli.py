@@ -846,9 +846,12 @@ def forget(context: Context, memory_ids: tuple[int, ...], conversation: str | No
 
 
 @cli.command()
-@click.option("--from", "start", metavar="WHEN", help="From WHEN (default: the beginning).")
+@click.argument("period", required=False)
+@click.option("--from", "start", metavar="WHEN",
+              help="From WHEN (a period: its start; default: the beginning).")
 @click.option("--to", "end", metavar="WHEN",
-              help="Up to WHEN (a day without a time: up to its end; default: the end).")
+              help="Up to WHEN (a day without a time or a period: up to its end; default: "
+                   "the end).")
 @click.option("--person", metavar="NAME", help="Only what NAME said or what names them.")
 @click.option("--conversation", metavar="NAME", help="Only this conversation.")
 @click.option("--limit", default=1000, show_default=True, type=click.IntRange(1, 1_000_000),
@@ -856,14 +859,23 @@ def forget(context: Context, memory_ids: tuple[int, ...], conversation: str | No
 @click.option("--as-of", metavar="WHEN", help="Nothing said after WHEN (what was known then).")
 @json_option
 @pass_context
-def timeline(context: Context, start: str | None, end: str | None, person: str | None,
-             conversation: str | None, limit: int, as_of: str | None, as_json: bool) -> None:
+def timeline(context: Context, period: str | None, start: str | None, end: str | None,
+             person: str | None, conversation: str | None, limit: int, as_of: str | None,
+             as_json: bool) -> None:
     """The memories of a time window, day by day and session by session (no question needed).
 
+    PERIOD is read as in a question ("March 2026", "last week", "2024", "Easter 2025"): the
+    same as --from PERIOD --to PERIOD.
+
     \b
+      ramem timeline "March 2026"
       ramem timeline --from 2024-05-01 --to 2024-05-07
       ramem timeline --from "last Monday" --person Ben --json
     """
+    if period is not None:
+        if start is not None or end is not None:
+            raise click.UsageError("give a PERIOD or --from/--to, not both")
+        start = end = period
     memory = context.memory(create=False)
     days = memory.timeline(start=start, end=end, person=person, conversation=conversation,
                            limit=limit + 1, as_of=as_of)

@@ -386,6 +386,31 @@ def test_timeline_groups_a_window_by_day_and_session(tmp_path, chat_file):
     assert data["days"][0]["sessions"][0]["memories"][0]["said_at"] == "2024-03-01T09:15:00+00:00"
 
 
+def test_timeline_of_a_period_runs_from_its_first_day_to_its_last(tmp_path, chat_file):
+    """"March 2024" was read as a moment, today's day of March (dateparser's default): the
+    window "--from 'March 2024' --to 'March 2024'" held one day of the month."""
+    bank = tmp_path / "bank.db"
+    ok(ramem("--db", bank, "ingest", chat_file))
+    ok(ramem("--db", bank, "add", "Quiet day at home", "--at", "2024-04-01 10:00"))
+    for args in (("March 2024",), ("--from", "March 2024", "--to", "March 2024"),
+                 ("in March 2024",), ("--from", "2024-03-01", "--to", "March 2024")):
+        data = json.loads(ok(ramem("--db", bank, "timeline", *args, "--json")).stdout)
+        assert [d["day"] for d in data["days"]] == ["2024-03-01", "2024-03-05"], args
+    data = json.loads(ok(ramem("--db", bank, "timeline", "--from", "March 2024",
+                               "--json")).stdout)
+    assert [d["day"] for d in data["days"]] == ["2024-03-01", "2024-03-05", "2024-04-01"]
+    assert "not both" in ramem("--db", bank, "timeline", "March 2024", "--from",
+                               "2024-01-01").output
+
+
+def test_forget_a_period_forgets_all_of_it(tmp_path, chat_file):
+    bank = tmp_path / "bank.db"
+    ok(ramem("--db", bank, "ingest", chat_file))
+    result = ok(ramem("--db", bank, "forget", "--from", "March 2024", "--to", "March 2024",
+                      "--dry-run"))
+    assert "would forget 6 memories" in result.stdout
+
+
 def test_timeline_of_a_person(tmp_path, chat_file):
     bank = tmp_path / "bank.db"
     ok(ramem("--db", bank, "ingest", chat_file))

@@ -415,6 +415,38 @@ def test_parse_when_raises_only_input_errors(value):
     assert MIN_TIME <= seconds < MAX_TIME
 
 
+def test_a_month_or_a_year_alone_is_its_first_moment():
+    """dateparser fills a missing day with today's: read on the 3rd, "March 2026" was
+    3 March."""
+    assert parse_when("March 2026", UTC) == parse_when("2026-03-01", UTC)
+    assert parse_when("2024", UTC) == parse_when("2024-01-01", UTC)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("March 2026", ("2026-03-01", "2026-04-01")),
+    ("in March 2026", ("2026-03-01", "2026-04-01")),
+    ("2024", ("2024-01-01", "2025-01-01")),
+    ("3 May 2025", ("2025-05-03", "2025-05-04")),
+    ("the week of 2 March 2026", ("2026-03-02", "2026-03-09")),
+    ("last week", ("2026-11-23", "2026-11-30")),
+    ("2026-03-05", None),  # an ISO day or moment is parse_when's
+    ("2026-03-05 14:30", None),
+    ("yesterday at 5 pm", None),  # a moment, not the whole day
+    ("March 2026 and May 2026", None),
+    ("Match 2026", None),
+])
+def test_period_of_reads_a_period_as_a_question_does(text, expected):
+    from datetime import datetime
+
+    from ramem_local.recall.when import period_of
+
+    now = datetime(2026, 12, 3, 12, 0, tzinfo=UTC)
+    period = period_of(text, UTC, now=now)
+    days = None if period is None else tuple(
+        datetime.fromtimestamp(seconds, UTC).date().isoformat() for seconds in period)
+    assert days == expected
+
+
 def test_read_jsonl_reports_the_line_of_a_deep_nesting(tmp_path):
     path = tmp_path / "deep.jsonl"
     path.write_bytes(jsonl(line(), line(), '{"a":' * 50_000 + "1" + "}" * 50_000))

@@ -1,8 +1,10 @@
-"""Reading a user's absolute time argument (``--at``, ``--as-of``)."""
+"""Reading a user's time arguments: a moment (``--at``, ``--as-of``) or a period (the ends of
+``timeline`` and ``forget``)."""
 
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, tzinfo
 
 from ..errors import InputError
@@ -57,6 +59,10 @@ def _parse_when(value: str | int | float | datetime, tz: tzinfo) -> int:
                 "TIMEZONE": str(tz),
                 "RETURN_AS_TIMEZONE_AWARE": True,
                 "PREFER_DATES_FROM": "past",
+                # A month or a year alone is its first day, not today's day of it:
+                # "March 2026" was 3 March when read on the 3rd.
+                "PREFER_DAY_OF_MONTH": "first",
+                "PREFER_MONTH_OF_YEAR": "first",
             },
         )
     if moment is None:
@@ -64,3 +70,33 @@ def _parse_when(value: str | int | float | datetime, tz: tzinfo) -> int:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=tz)
     return check_bounds(math.floor(moment.timestamp()), _quoted(value))
+
+
+# What may stand around a period's words: "in March 2026", "the week of 8 May".
+_AROUND_A_PERIOD = re.compile(r"\b(?:in|on|at|during|of|the)\b|[\W_]+", re.IGNORECASE)
+
+
+def period_of(text: str, tz: tzinfo, *, country: str | None = None,
+              now: datetime | None = None) -> tuple[int, int] | None:
+    """``[start, end)`` in Unix seconds of a period named as a question names one ("March
+    2026", "last week", "2024", "Easter 2025", "3 May"), read by the question's time cues
+    relative to ``now``; None for a moment ("2026-03-05 14:30", "yesterday at 5 pm") or a
+    text that is not one whole cue. ``parse_when`` reads a period as its first moment: as the
+    end of a window that would leave out all of it but its first day."""
+    stripped = text.strip()
+    try:
+        datetime.fromisoformat(stripped)
+        return None  # an ISO day or moment: parse_when's
+    except ValueError:
+        pass
+    from .time import detect_cues
+
+    cues = [cue for cue in detect_cues(stripped, now or datetime.now(tz), country=country)
+            if cue.range is not None]
+    if len(cues) != 1:
+        return None
+    cue = cues[0]
+    if _AROUND_A_PERIOD.sub("", stripped[:cue.span[0]] + " " + stripped[cue.span[1]:]):
+        return None
+    assert cue.range is not None
+    return cue.range.start, cue.range.end
