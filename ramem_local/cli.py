@@ -76,6 +76,11 @@ class RamemGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("interrupted; re-run the same command to resume", err=True)
             sys.exit(130)
+        except BrokenPipeError:
+            # The reader left (`ramem timeline | head`): nothing to say, as for any tool that
+            # dies of SIGPIPE (128 + 13); the output not written is not an error of ramem's.
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - the exit flushes it
+            sys.exit(141)
         except USER_ERRORS as exc:
             if _debug_wanted(ctx):
                 traceback.print_exc()

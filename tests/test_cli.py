@@ -191,6 +191,27 @@ def test_top_level_cli_shim_runs_from_repo_root():
         assert command in completed.stdout
 
 
+def test_a_reader_that_leaves_early_ends_ramem_quietly(tmp_path):
+    """`ramem list | head -1`: the rest of the output has nowhere to go, which is no error of
+    ramem's; it printed "error: [Errno 32] Broken pipe" and exited with status 1."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAMEM_")}
+    python = REPO / ".venv" / "bin" / "python"
+    python = python if python.exists() else Path(sys.executable)
+    journal = tmp_path / "journal.md"
+    journal.write_text("## 2024-03-01\n\n" + "".join(
+        f"- 09:{i % 60:02d} Entry number {i} of a long day at the allotment\n"
+        for i in range(3000)), encoding="utf-8")
+    bank = tmp_path / "bank.db"
+    assert ramem("--db", bank, "import", "markdown", journal).exit_code == 0
+    piped = subprocess.run(
+        f"'{python}' cli.py --db '{bank}' list --limit 3000 | head -n 1; "
+        "echo \"status ${PIPESTATUS[0]}\"",
+        shell=True, executable="/bin/bash", cwd=REPO, env=env, capture_output=True,
+        text=True, timeout=120)
+    assert piped.stderr == ""
+    assert piped.stdout.splitlines()[-1] == "status 141"
+
+
 # ------------------------------------------------------------------ ingest, search, list, add
 
 
