@@ -709,10 +709,12 @@ def ask(context: Context, question: str, k: int | None, as_of: str | None, mode:
     if as_json:
         _echo_json(answer_dict(answer, tz))
         return
+    # How the question was read (time, order, the search's own count) comes first, with or
+    # without a model: a small model counts worse than the search (results/llm-subset-qwen.txt).
+    for line in answer_reading_lines(answer, tz):
+        click.echo(line)
     if memory.llm is None:
         click.echo("note: no --llm: showing the evidence instead of an answer", err=True)
-        for line in answer_reading_lines(answer, tz):
-            click.echo(line)
         counted = sum(c.list_name == "counted" for c in answer.evidence)
         for rank, candidate in enumerate(answer.evidence[:max(5, counted)], 1):
             for line in candidate_lines(candidate, rank, tz):

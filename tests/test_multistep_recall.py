@@ -186,6 +186,22 @@ def test_ask_without_an_llm_prints_the_count_and_every_counted_memory(bank):
     assert result.output.count("· counted ·") == 7
 
 
+def test_ask_with_an_llm_prints_how_the_question_was_read_before_the_answer(bank):
+    """The model's answer to "how many" can differ from the search's count (Qwen2.5-Coder
+    0.5B: 12 of 40 counts exact against the search's 29, results/llm-subset-qwen.txt): both
+    are shown, the reading first."""
+    from real_models import smollm_path
+
+    result = CliRunner().invoke(cli, ["--db", str(bank), "--llm", str(smollm_path()),
+                                      "--llm-threads", "1", "ask",
+                                      "How many times did I go hiking in March 2023?"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("time: 2023-03-01 → 2023-03-31")
+    assert lines[1].startswith("count: 3 memories match")
+    assert len(lines) > 2  # the model's answer (or "not in memory") follows
+
+
 def test_an_answer_carries_the_count_of_its_retrieval(memory):
     question = "How many times did I go hiking in March 2023?"
     answer = memory.ask(question)
