@@ -115,6 +115,7 @@ def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
         "counting": frame.counting,
         "anchor": anchor_dict(frame.anchor, tz),
         "as_of": iso_time(frame.as_of, tz),
+        "not_dates": frame.not_dates,
     }
 
 
@@ -140,6 +141,7 @@ def reading_lines(response: SearchResponse, tz: tzinfo) -> list[str]:
         lines.append(f"time: {frame.guard_reason}")
     elif frame.guard == "prefer_recent":
         lines.append(f"time: {frame.guard_reason}")
+    lines.extend(f"time: {text!r} is no date: not read as one" for text in frame.not_dates)
     if frame.order is not None:
         how = next((n.removeprefix("order: ") for n in response.trace.notes
                     if n.startswith("order: ")), "")

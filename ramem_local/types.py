@@ -235,6 +235,9 @@ class RecallFrame:
     counting: bool = False
     anchor: EventAnchor | None = None
     as_of: int | None = None
+    # Day-and-month phrases of the question that name no day ("31 February"): no cue reads
+    # them; said with the reading so that a month read instead is no surprise.
+    not_dates: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -202,6 +202,17 @@ def test_ask_with_an_llm_prints_how_the_question_was_read_before_the_answer(bank
     assert len(lines) > 2  # the model's answer (or "not in memory") follows
 
 
+def test_search_says_a_day_that_does_not_exist_is_no_date(bank):
+    """"31 February 2023" is no cue; February 2023 is read, and the output says why."""
+    result = CliRunner().invoke(cli, ["--db", str(bank), "search",
+                                      "What did I watch on 31 February 2023?", "--k", "1"])
+    assert result.exit_code == 0, result.output
+    assert "time: '31 February 2023' is no date: not read as one" in result.stdout
+    result = CliRunner().invoke(cli, ["--db", str(bank), "search",
+                                      "What did I watch on 31 February 2023?", "--json"])
+    assert json.loads(result.stdout)["trace"]["frame"]["not_dates"] == ["31 February 2023"]
+
+
 def test_an_answer_carries_the_count_of_its_retrieval(memory):
     question = "How many times did I go hiking in March 2023?"
     answer = memory.ask(question)

@@ -1164,3 +1164,17 @@ def test_every_rule_pattern_compiles_with_the_rule_flags():
     fail a test, not only the question that first reaches it."""
     for rule in [*_RULES, *_ANCHOR_RULES]:
         assert rule.pattern.flags & _FLAGS == _FLAGS, rule.name
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("What did I do on 31 February 2026?", ["31 February 2026"]),
+    ("on April 31st", ["April 31st"]),
+    ("the 30th of February", ["30th of February"]),
+    ("29 Feb 2023", ["29 Feb 2023"]),  # not a leap year
+    ("29 Feb 2024", []),
+    ("31 May and May 31", []),
+    ("May I ask about 40 March?", []),  # no day of a month
+])
+def test_impossible_dates_are_named_not_read(text, expected):
+    assert time_package.impossible_dates(text) == expected
+    assert not any(cue.text in expected for cue in detect_cues(text, datetime(2026, 12, 3)))

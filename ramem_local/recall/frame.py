@@ -22,7 +22,7 @@ from .question_kinds import (
     without_counting_words,
     without_order_words,
 )
-from .time import detect_cues, is_recent_cue, question_range, recent_window
+from .time import detect_cues, impossible_dates, is_recent_cue, question_range, recent_window
 
 DEFAULT_BUFFER_DAYS = SearchDefaults.buffer_days
 # "recently" / "lately" / "these days" as a preference for the last N days before the
@@ -110,6 +110,7 @@ def build_frame(
         buffer_days=buffer_days,
         persons=named_persons(question, participants),
         as_of=as_of,
+        not_dates=impossible_dates(question),
     )
     if multi_step:
         frame.order = detect_order(question)

@@ -263,6 +263,8 @@ Decisions:
 * Two-digit years ("5/8/23", "'98", "14 Mar 23", "the '90s") are in the century that puts them
   within ten years after the reference year or 89 years before it: said in 2023, "'33" is 2033,
   "'34" is 1934 and "5/8/69" is 1969.
+* A day a month does not have ("31 February", "29 Feb 2023") is no cue (``impossible_dates``
+  names them); a month or year around it may still be one ("31 February 2026": February 2026).
 * Clock times ("at 5 pm", "10:30") are not cues; neither are question words ("when", "how long",
   "what time") nor "how long ago" / "how many years ago". Weekday abbreviations ("Sat") are not
   read; dotted and dashed numeric dates need a four-digit year ("Python 3.10.12", "1.2.23" are
@@ -285,6 +287,7 @@ from .engine import (
     RELATIVE_RULES,
     detect_cues,
     has_temporal_cue,
+    impossible_dates,
     is_recent_cue,
     is_relative,
     question_range,
@@ -297,6 +300,7 @@ __all__ = [
     "RELATIVE_RULES",
     "detect_cues",
     "has_temporal_cue",
+    "impossible_dates",
     "is_recent_cue",
     "is_relative",
     "question_range",

@@ -14,8 +14,20 @@ from ...errors import UndatedHoliday
 from ...types import TimeCue, TimeRange
 from ..calendars import date_order, normal_country
 from .calendar_math import _DAY, Days, _add_months, _Context, _year_range
+from .reading import _day_fits_month
 from .registry import _ANCHOR_RULES, _RULES, Anchor, _Found, _Rule
-from .vocabulary import _DIGIT, _FLAGS, _TOKEN_FAMILIES, _WORD, _YEAR_IN, DIRECTIONS
+from .vocabulary import (
+    _DIGIT,
+    _FLAGS,
+    _TOKEN_FAMILIES,
+    _WORD,
+    _YEAR_IN,
+    DAY_OF_MONTH,
+    DIRECTIONS,
+    MON,
+    YEAR,
+    YEAR_SEP,
+)
 
 # The rule modules register their rules when imported, in this order, which is the order of
 # ``_RULES``: on a tie between overlapping matches the rule registered first wins.
@@ -27,6 +39,22 @@ from . import rules_relative  # noqa: F401
 
 # isort: split
 from . import rules_composite  # noqa: F401
+
+# "31 February", "April 31st 2023", "29 Feb 2023": a day and a month that name no day. The date
+# rules refuse them (a month alone may still be read); ``impossible_dates`` says which.
+_NO_SUCH_DAY = (
+    re.compile(DAY_OF_MONTH + r"\s+(?:of\s+)?" + MON + r"(?:" + YEAR_SEP + YEAR + r")?", _FLAGS),
+    re.compile(MON + r"\s+(?:the\s+)?" + DAY_OF_MONTH + r"(?:" + YEAR_SEP + YEAR + r")?", _FLAGS),
+)
+
+
+def impossible_dates(text: str) -> list[str]:
+    """The day-and-month phrases of ``text`` that name no day ("31 February", "April 31st"),
+    in text order: no cue reads them, and a user should be told rather than left with
+    whatever else of the question was read."""
+    found = {match.start(): match.group(0) for pattern in _NO_SUCH_DAY
+             for match in pattern.finditer(text) if not _day_fits_month(match)}
+    return [found[start] for start in sorted(found)]
 
 
 def _anchors_at(text: str, position: int, rules: list[_Rule], order: str | None) -> list[Anchor]:
