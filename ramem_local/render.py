@@ -114,6 +114,8 @@ def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
         "order": frame.order,
         "counting": frame.counting,
         "anchor": anchor_dict(frame.anchor, tz),
+        "other_end": (range_dict(frame.other_end, tz) if isinstance(frame.other_end, TimeRange)
+                      else anchor_dict(frame.other_end, tz)),
         "as_of": iso_time(frame.as_of, tz),
         "not_dates": frame.not_dates,
     }

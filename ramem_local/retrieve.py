@@ -20,7 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, tzinfo
 from functools import partial
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -31,9 +31,11 @@ from .recall.question_kinds import (
     EARLIEST,
     LIGHT_VERBS,
     asks_about_saying,
+    between_range,
     question_verbs,
     relation_range,
 )
+from .render import span_text
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .store.retrieval_sql import DENSE_INDEXES
 from .text import content_words, fts_match_query, without_names
@@ -332,15 +334,45 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
                         trace: Trace) -> None:
     """Step one of "the day after I adopted the cat": find the anchor event's memory by its
     content (no time filter), take when it happened, and make the relation's range the
-    frame's time range (filter first then runs as for a date).
+    frame's time range (filter first then runs as for a date). A range between two events
+    ("between the move and the wedding") finds both, one search each.
+
+    An event not found (``find_anchor_memory``): no time filter, content retrieval only."""
+    anchor = frame.anchor
+    assert anchor is not None
+    events = [anchor] + ([frame.other_end] if isinstance(frame.other_end, EventAnchor) else [])
+    find = partial(find_anchor_memory, store, embedder, frame=frame, settings=settings,
+                   conversation_id=conversation_id, trace=trace)
+    for event in events:
+        if not find(event):
+            frame.guard = "no_filter"
+            frame.guard_reason = f"the event {event.phrase!r} was not found: no time filter"
+            return
+    if len(events) == 2:
+        # Two events bound one range: an end the search was not sure of is the candidate
+        # nearest the other end, not the one nearest the reference time (a range between
+        # two events spans weeks, rarely years).
+        sure = [event for event in events if event.confident]
+        for event in events:
+            if not event.confident and sure:
+                trace.notes = [note for note in trace.notes
+                               if not note.startswith(f"event {event.phrase!r}:")]
+                find(event, near=sure[0].time)
+    _apply_anchor_range(frame, anchor, store)
+
+
+def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnchor, *,
+                       frame: RecallFrame, settings: RetrievalSettings,
+                       conversation_id: int | None, trace: Trace,
+                       near: int | None = None) -> bool:
+    """Find the memory of the event ``anchor`` names and set its ``memory_id``, ``time``
+    and ``confident``; False when none is found.
 
     The anchor is the best report (not the assistant's, not a question, sharing a word with
     the phrase) of the content list of the anchor phrase. When another report at a different
     day fuses less than one rank step below it, the search is not confident: the one nearest
-    before the reference time is used, and the trace says so. No report found: no time
-    filter, content retrieval only."""
-    anchor = frame.anchor
-    assert anchor is not None
+    before the reference time is used (nearest ``near``, when given), and the trace says
+    so."""
     vector = question_vector(store, embedder, anchor.phrase, settings, conversation_id) \
         if embedder is not None else None
     if vector is not None and settings.centre_query:
@@ -352,9 +384,7 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
     # the dense list alone always returns something, found or not.
     reports = [row for row in rows if row.id in happened and row.bm25_rank is not None]
     if not reports:
-        frame.guard = "no_filter"
-        frame.guard_reason = f"the event {anchor.phrase!r} was not found: no time filter"
-        return
+        return False
     best = reports[0]
     # Close: less than one rank step of one list apart (RRF scores are compressed: the first
     # and the second of both lists differ by 1.6%, so a ratio would call every pair close).
@@ -362,30 +392,57 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
     close = [row for row in reports[1:] if (row.rrf or 0) > (best.rrf or 0) - step
              and abs(happened[row.id] - happened[best.id]) >= DAY]
     if close:
-        before = [row for row in [best, *close] if happened[row.id] <= frame.reference_time]
-        chosen = max(before or [best, *close], key=lambda row: happened[row.id])
+        candidates = {row.id: happened[row.id] for row in [best, *close]}
+        anchor.memory_id = unsure_anchor(candidates, frame.reference_time, near)
         anchor.confident = False
+        which = "before the reference time" if near is None else "the range's other end"
         trace.notes.append(f"event {anchor.phrase!r}: {len(close) + 1} close candidates at "
-                           "different times; using the one nearest before the reference time")
+                           f"different times; using the one nearest {which}")
     else:
-        chosen = best
-    anchor.memory_id, anchor.time = chosen.id, happened[chosen.id]
-    _apply_anchor_range(frame, anchor, store)
+        anchor.memory_id = best.id
+    anchor.time = happened[anchor.memory_id]
+    return True
+
+
+def unsure_anchor(candidates: dict[int, int], reference_time: int, near: int | None) -> int:
+    """The memory taken among event candidates that fuse alike ({memory id: when it
+    happened}): the one nearest ``near`` (the other end of a range between two events),
+    else the latest at or before the reference time (else the latest of all)."""
+    if near is not None:
+        return min(candidates, key=lambda i: (abs(candidates[i] - near), i))
+    before = [i for i in candidates if candidates[i] <= reference_time]
+    return max(before or candidates, key=lambda i: (candidates[i], -i))
 
 
 def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -> None:
     """The relation's range around the anchor event becomes the frame's filter range."""
     assert anchor.time is not None
     tz = _zone_of(store)
-    frame.time_range = relation_range(anchor.relation, anchor.time, tz,
-                                      timeline=store.timeline(None),
-                                      reference_time=frame.reference_time)
+    other = frame.other_end
+    if anchor.relation == "between" and other is not None:
+        other_end = other if isinstance(other, TimeRange) else other.time
+        assert other_end is not None
+        frame.time_range = between_range(anchor.time, other_end, tz)
+    else:
+        frame.time_range = relation_range(anchor.relation, anchor.time, tz,
+                                          timeline=store.timeline(None),
+                                          reference_time=frame.reference_time)
     frame.widened_range = frame.time_range.widened(frame.buffer_days)
     frame.guard = "filter"
-    day = datetime.fromtimestamp(anchor.time, tz).strftime("%Y-%m-%d")
-    frame.guard_reason = (f"event {anchor.text!r} grounded: memory [{anchor.memory_id}] on "
-                          f"{day} ({anchor.relation})")
+    frame.guard_reason = (f"event {anchor.text!r} grounded: {_grounded(anchor, tz)}"
+                          + (f" and {_grounded(other, tz)}" if other is not None else "")
+                          + f" ({anchor.relation})")
     frame.time_only = is_time_only(frame.need, [])
+
+
+def _grounded(end: EventAnchor | TimeRange, tz: tzinfo) -> str:
+    """How one end of an event's range was grounded: "memory [4] on 2026-02-14", or the
+    period a time names."""
+    if isinstance(end, TimeRange):
+        return span_text(end.start, end.end, tz)
+    assert end.time is not None
+    day = datetime.fromtimestamp(end.time, tz).strftime("%Y-%m-%d")
+    return f"memory [{end.memory_id}] on {day}"
 
 
 def _zone_of(store: Store) -> ZoneInfo:
@@ -538,6 +595,10 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
         how.append(f"{len(matched)} by the words {', '.join(map(repr, terms))}")
     if settings.count_expansion and closeness:
         kind = _kind_closeness(store, direction, closeness, frame, settings, conversation_id)
+        # The events that bound the range ("since I moved", "between the vet visit and
+        # Easter") are reported by their own memories, of another kind than the one counted.
+        for event_memory in _event_memories(frame):
+            kind.pop(event_memory, None)
         added = [i for i in _standing_out(kind) if i not in matched]
         matched.update({i: in_range[i] for i in added})
         how.append(f"{len(added)} more standing out as closest to the question")
@@ -551,6 +612,13 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
+
+
+def _event_memories(frame: RecallFrame) -> set[int]:
+    """The memories of the events the question's range is given by."""
+    ends = [frame.anchor, frame.other_end]
+    return {end.memory_id for end in ends
+            if isinstance(end, EventAnchor) and end.memory_id is not None}
 
 
 def _every_report(occurrences: Callable[..., list], start: int, end: int,

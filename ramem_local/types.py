@@ -230,10 +230,13 @@ class RecallFrame:
     # "how many / how often / which ... (plural)": every matching memory, with a count.
     # ``anchor``: the episode is fixed by another event ("the day after I adopted the cat"):
     # the anchor phrase, how the time relates to it, and what the anchor search found.
+    # ``other_end``: a range between two ends ("between the move and Christmas", relation
+    # "between"): the end that is not ``anchor``, a second event or the period a time names.
     # ``as_of``: given by the caller, nothing written after it is returned.
     order: str | None = None
     counting: bool = False
     anchor: EventAnchor | None = None
+    other_end: EventAnchor | TimeRange | None = None
     as_of: int | None = None
     # Day-and-month phrases of the question that name no day ("31 February"): no cue reads
     # them; said with the reading so that a month read instead is no surprise.
@@ -245,7 +248,8 @@ class EventAnchor:
     """A time given by another event: "the day after <phrase>", "since <phrase>"."""
 
     phrase: str  # what the anchor memory is found by ("I adopted the cat")
-    relation: str  # "day_after", "week_before", "since", "after", "before", "until", ...
+    relation: str  # "day_after", "week_before", "since", "after", "before", "until",
+    # "between" (one end of a range whose other end is ``RecallFrame.other_end``), ...
     text: str  # the question's words that say it ("the day after I adopted the cat")
     span: tuple[int, int]
     memory_id: int | None = None  # the anchor memory found (None: not found)

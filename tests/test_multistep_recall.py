@@ -286,6 +286,78 @@ def test_reports_come_first_in_a_range_unless_the_question_is_about_what_was_sai
     assert _contents(said)[0].startswith("assistant: For six, use nine eggs")
 
 
+@pytest.mark.parametrize(("question", "expected"), [
+    # Both ends events: the range runs from the cat's day to the Hawk Hill hike's, both in.
+    ("What did I do between adopting the cat and the hike up Hawk Hill?",
+     ["Adopted", "pancakes for breakfast", "shakshuka at home", "Pine Lake", "Hawk Hill"]),
+    # The end as a time; "from ... until".
+    ("What did I do from the day I adopted the cat until 12 March 2023?",
+     ["Adopted", "pancakes for breakfast", "shakshuka at home", "Pine Lake"]),
+])
+def test_a_range_between_two_events_lists_what_happened_between_them(memory, question,
+                                                                      expected):
+    """Without an end read as an event, "between adopting the cat and ..." had no time at
+    all: five memories from any month, by content."""
+    response = memory.search(question, as_of="2023-08-01")
+    frame = response.trace.frame
+    assert frame.guard == "filter" and frame.time_only
+    assert frame.time_range is not None
+    assert (frame.time_range.start, frame.time_range.end) == (
+        _ts("2023-03-04 00:00"), _ts(("2023-03-19" if "Hawk" in question else "2023-03-13")
+                                     + " 00:00"))
+    listed = [next((e for e in expected if e in c.memory.content), None)
+              for c in response.results[:len(expected)]]
+    assert listed == expected
+
+
+def test_a_count_between_two_events_counts_neither_event(memory):
+    """The memories that say when the range starts and ends are of another kind than the
+    one counted: "Adopted a grey cat" stood out among the four of a short range."""
+    response = memory.search("How many times did I cook between adopting the cat and the "
+                             "long loop around Fox Valley?", as_of="2023-08-01")
+    counted = [c.memory.content for c in response.results if c.list_name == "counted"]
+    assert response.count == len(counted)
+    assert not any("Adopted" in text or "Fox Valley" in text for text in counted)
+    assert any("shakshuka at home" in text for text in counted)
+
+
+def test_what_have_i_done_since_an_event_lists_every_report_since(memory):
+    """"What have I done since I adopted the cat?" counted the reports holding "cat" (the
+    anchor's words) before the anchor left the need of a count."""
+    response = memory.search("What have I done since I adopted the cat?", as_of="2023-03-20")
+    counted = [c.memory.content for c in response.results if c.list_name == "counted"]
+    assert response.count == 5
+    assert [text.split()[1] for text in counted] == ["Adopted", "Made", "Made", "Went",
+                                                     "Hiked"]
+
+
+def test_a_range_between_two_events_reads_in_search_and_json(bank):
+    question = "What did I do between adopting the cat and the hike up Hawk Hill?"
+    printed = CliRunner().invoke(cli, ["--db", str(bank), "search", question, "-k", "3"])
+    assert printed.exit_code == 0, printed.output
+    assert printed.output.startswith("time: 2023-03-04 → 2023-03-18 (event 'between adopting "
+                                     "the cat and the hike up Hawk Hill' grounded: memory [")
+    result = CliRunner().invoke(cli, ["--db", str(bank), "search", question, "--json"])
+    frame = json.loads(result.output)["trace"]["frame"]
+    assert frame["anchor"]["relation"] == "between"
+    assert frame["anchor"]["phrase"] == "adopting the cat"
+    assert frame["other_end"]["phrase"] == "the hike up Hawk Hill"
+    assert frame["other_end"]["time"].startswith("2023-03-18")
+
+
+def test_an_event_the_search_is_unsure_of_is_the_one_nearest_the_ranges_other_end():
+    """Two parties read alike: alone, the later one (nearest before the reference time); as
+    one end of a range, the one nearest its other end (the new job in February)."""
+    from ramem_local.retrieve import unsure_anchor
+
+    parties = {1: _ts("2023-01-10 20:00"), 5: _ts("2023-09-10 20:00")}
+    reference = _ts("2023-12-01 00:00")
+    assert unsure_anchor(parties, reference, near=None) == 5
+    assert unsure_anchor(parties, reference, near=_ts("2023-02-01 09:00")) == 1
+    assert unsure_anchor(parties, _ts("2023-05-01 00:00"), near=None) == 1
+    assert unsure_anchor(parties, _ts("2022-12-01 00:00"), near=None) == 5  # none before
+
+
 def test_an_event_the_bank_does_not_hold_sets_no_time_filter(memory):
     response = memory.search("What did I eat after the job interview at Brightwell?",
                              as_of="2023-08-01")

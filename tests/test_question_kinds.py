@@ -11,6 +11,7 @@ import pytest
 
 from ramem_local.recall.frame import build_frame
 from ramem_local.recall.question_kinds import (
+    between_range,
     detect_order,
     find_event_anchor,
     is_counting,
@@ -19,7 +20,7 @@ from ramem_local.recall.question_kinds import (
     without_counting_words,
     without_order_words,
 )
-from ramem_local.types import TimeRange
+from ramem_local.types import EventAnchor, TimeRange
 
 UTC = ZoneInfo("UTC")
 
@@ -168,6 +169,111 @@ def test_no_event_anchor(question: str) -> None:
     frame = build_frame(question, reference_time=int(reference.timestamp()), tz=UTC,
                         timeline=None)
     assert frame.anchor is None
+
+
+def _range_frame(question: str):
+    reference = datetime(2026, 12, 4, 12, tzinfo=UTC)
+    return build_frame(question, reference_time=int(reference.timestamp()), tz=UTC,
+                       timeline=None)
+
+
+def _end(end) -> str:
+    if isinstance(end, EventAnchor):
+        return end.phrase
+    assert isinstance(end, TimeRange)
+    return datetime.fromtimestamp(end.start, UTC).date().isoformat()
+
+
+@pytest.mark.parametrize(
+    ("question", "anchor", "other_end", "need"),
+    [
+        ("What did I do between adopting Miso and taking her to the vet?", "adopting Miso",
+         "taking her to the vet", "What did I do?"),
+        ("What did I cook between the move and my sister's wedding?", "the move",
+         "my sister's wedding", "What did I cook?"),
+        ("How many films did I watch from the day I adopted the cat until Lena's wedding?",
+         "I adopted the cat", "Lena's wedding", "How many films did I watch?"),
+        ("What did I read from the day of the move to the day I started the new job?",
+         "the move", "I started the new job", "What did I read?"),
+        ("What did I do since Lena's wedding until May?", "Lena's wedding", "2026-05-01",
+         "What did I do?"),
+        # A time at the first end: the event anchors the range, the time is its other end.
+        ("What did I cook between Christmas and the move?", "the move", "2025-12-25",
+         "What did I cook?"),
+        ("Which trails did I hike from March 2024 until I broke my wrist?", "I broke my wrist",
+         "2024-03-01", "Which trails did I hike?"),
+        ("What happened between Maria adopting Coco and the party?", "Maria adopting Coco",
+         "the party", "What happened?"),
+        # The second joint: "to" left "Tallinn until Leo's wedding", no end.
+        ("What movies did I see from the day I flew to Tallinn until Leo's wedding?",
+         "I flew to Tallinn", "Leo's wedding", "What movies did I see?"),
+        ("What did I cook between the day I planted the apple tree and Uncle Karl's "
+         "retirement party?", "I planted the apple tree", "Uncle Karl's retirement party",
+         "What did I cook?"),
+    ],
+)
+def test_a_range_between_two_events_or_an_event_and_a_time(question: str, anchor: str,
+                                                           other_end: str, need: str) -> None:
+    frame = _range_frame(question)
+    assert frame.anchor is not None and frame.anchor.relation == "between"
+    got = (frame.anchor.phrase, _end(frame.other_end), frame.need)
+    assert got == (anchor, other_end, need)
+    assert frame.guard == "anchor"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who sat between Anna and Tom?",  # people: a bare name is no event
+        "What did I choose between the blue dress and the red one?",  # a choice
+        "What is the difference between the move and the wedding?",  # the present
+        "What will I do between the exam and the move?",  # a plan
+        "How long did it take to drive from Leeds to York?",  # places
+        "What did I send from my phone to my laptop?",  # "from ... to" and no clause
+        "What did I do between then and now?",
+        "How many weeks passed between Maria adopting Coco and Shadow?",  # a bare name
+    ],
+)
+def test_no_range_between_events(question: str) -> None:
+    frame = _range_frame(question)
+    assert frame.anchor is None or frame.anchor.relation != "between"
+    assert frame.other_end is None
+
+
+@pytest.mark.parametrize(
+    ("question", "start", "end"),
+    [  # both ends times: a date range, read by the time cues as before
+        ("What did I do between 3 March 2024 and 20 May 2024?", "2024-03-03", "2024-05-21"),
+        ("What did I do from May to July 2024?", "2024-05-01", "2024-08-01"),
+        ("What did I do between 5 and 10 March 2024?", "2024-03-05", "2024-03-11"),
+    ],
+)
+def test_a_range_between_two_times_stays_a_time_cue(question: str, start: str,
+                                                     end: str) -> None:
+    frame = _range_frame(question)
+    assert frame.anchor is None and frame.guard == "filter"
+    assert frame.time_range == TimeRange(_day(start), _day(end))
+
+
+def test_between_range_holds_both_ends_days_whichever_comes_first() -> None:
+    wedding = _day("2024-03-05") + 15 * 3600
+    move = _day("2024-04-20") + 9 * 3600
+    both = TimeRange(_day("2024-03-05"), _day("2024-04-21"))
+    assert between_range(wedding, move, UTC) == both
+    assert between_range(move, wedding, UTC) == both
+    christmas = TimeRange(_day("2024-12-25"), _day("2024-12-26"))
+    assert between_range(move, christmas, UTC) == TimeRange(_day("2024-04-20"),
+                                                            _day("2024-12-26"))
+
+
+def test_a_count_since_an_event_counts_what_the_rest_names() -> None:
+    """Left in the need, "I moved to Leeds" gave the count the words "moved" and "leeds"."""
+    frame = _range_frame("How many times did I hike since I moved to Leeds?")
+    assert frame.anchor is not None and frame.anchor.relation == "since" and frame.counting
+    assert frame.need == "did I hike?"
+    not_counting = _range_frame("What did I eat after the job interview at Brightwell?")
+    assert not not_counting.counting
+    assert not_counting.need == "What did I eat after the job interview at Brightwell?"
 
 
 def _day(text: str) -> int:

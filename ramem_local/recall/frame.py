@@ -7,22 +7,24 @@ whatever an analyzer proposes. A cue that cannot be grounded ("recently") is rep
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, tzinfo
 
 from ..text import content_words, named_persons
-from ..types import RecallFrame, SearchDefaults, TimeCue, TimeRange
+from ..types import EventAnchor, RecallFrame, SearchDefaults, TimeCue, TimeRange
 from .question_kinds import (
     OPEN_RELATIONS,
     asks_how_many,
     detect_order,
     find_event_anchor,
+    find_event_range,
     is_counting,
     lists_since,
     without_counting_words,
     without_order_words,
 )
 from .time import detect_cues, impossible_dates, is_recent_cue, question_range, recent_window
+from .when import period_of
 
 DEFAULT_BUFFER_DAYS = SearchDefaults.buffer_days
 # "recently" / "lately" / "these days" as a preference for the last N days before the
@@ -114,17 +116,23 @@ def build_frame(
     )
     if multi_step:
         frame.order = detect_order(question)
-        frame.anchor = find_event_anchor(question, cues)
+        ends = find_event_range(question, _period_reader(reference, tz, country))
+        if ends is not None:
+            frame.anchor, frame.other_end = _event_first(ends)
+        else:
+            frame.anchor = find_event_anchor(question, cues)
         frame.counting = asks_how_many(question) or (is_counting(question) and (
             frame.anchor is not None or question_range(cues) is not None)) or (
             lists_since(question) and _since_range(cues, frame))
     if frame.anchor is not None:
         anchor = frame.anchor
-        if anchor.relation not in OPEN_RELATIONS:
+        if anchor.relation not in OPEN_RELATIONS or frame.counting:
             # "What did I cook the day after I adopted the cat?" asks about another day
-            # than the cat's: its words would pull the anchor's own day first. An open
-            # range ("after the accident", "since I moved") includes the anchor's day, and
-            # what is said about the event there is often the answer: the words stay.
+            # than the cat's: its words would pull the anchor's own day first; so does a
+            # range between two events. An open range ("after the accident", "since I
+            # moved") includes the anchor's day, and what is said about the event there is
+            # often the answer: the words stay, unless the question counts ("How many times
+            # did I hike since I moved to Leeds?" counts hikes, not reports of the move).
             frame.need = _tidy(question[: anchor.span[0]] + " " + question[anchor.span[1]:])
         frame.guard = "anchor"
         frame.guard_reason = (f"time given by another event: {anchor.text!r} "
@@ -158,6 +166,29 @@ def build_frame(
             frame.need = without_cues(question, [c for c in cues if c.range is not None])
     frame.need = _without_order_and_count(frame.need, frame)
     return frame
+
+
+def _period_reader(reference: datetime, tz: tzinfo,
+                   country: str | None) -> Callable[[str], TimeRange | None]:
+    """The period a range end names as a whole ("Christmas", "May 2024"), read as the
+    question's time cues read it; a month or season alone as after "in" ("until May": a
+    month's name alone is no cue, it can be a verb)."""
+    def period(text: str) -> TimeRange | None:
+        found = (period_of(text, tz, country=country, now=reference)
+                 or period_of(f"in {text}", tz, country=country, now=reference))
+        return TimeRange(*found) if found is not None else None
+    return period
+
+
+def _event_first(ends: tuple[EventAnchor | TimeRange, EventAnchor | TimeRange]
+                 ) -> tuple[EventAnchor, EventAnchor | TimeRange]:
+    """A range's ends as (the anchor: an event, the other end): "between Christmas and the
+    move" is anchored by the move."""
+    first, second = ends
+    if isinstance(first, EventAnchor):
+        return first, second
+    assert isinstance(second, EventAnchor)
+    return second, first
 
 
 def _since_range(cues: list[TimeCue], frame: RecallFrame) -> bool:

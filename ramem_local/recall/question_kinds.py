@@ -21,17 +21,24 @@ event anchor     the day after I adopted the cat; the      the day after tomorro
                  the exam; since I moved to Leeds; after   before long; after that; since
                  the job interview at Brightwell; until    2020 (a time cue)
                  my sister's wedding
+event range      between adopting the cat and the move;    between 3 March and 20 May (two
+                 from the day I moved until Christmas;     times); from Leeds to York; who
+                 since Lena's wedding until May            sat between Anna and Tom; choose
+                                                           between the blue dress and the red
+                                                           one; from my phone to my laptop
 ================ ========================================= ==================================
 
 An event anchor names its relation (``day_after``, ``week_before``, ``days_after:3``,
 ``since``, ``after``, ``before``, ``until``) and its phrase (the words that find the anchor
 memory: "I adopted the cat"); :func:`relation_range` turns the anchor memory's time into the
-range the question is about.
+range the question is about. An event range (:func:`find_event_range`) has two ends, events
+(relation ``between``) or times; :func:`between_range` joins them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta, tzinfo
 
 from ..text import content_words
@@ -204,7 +211,8 @@ _CLAUSE_START = (r"(?P<phrase>(?:i|we|you|he|she|they|my|our|your|his|her|their|
 # Clauses that are not events: "since you asked", "after all", "before long", "after that".
 _NOT_AN_EVENT = re.compile(
     r"^(?:you\s+asked|all|long|that|this|then|it|so|which|when|while|now|today|tomorrow|"
-    r"yesterday|tonight|how|what|who|why|where|whom|whose)\b", _FLAGS)
+    r"yesterday|tonight|how|what|who|why|where|whom|whose|everything|anything|something|"
+    r"nothing)\b", _FLAGS)
 # Relations of an open range: the anchor's day is inside it.
 OPEN_RELATIONS = frozenset({"since", "after", "before", "until"})
 
@@ -241,6 +249,112 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
                                text=question[match.start():match.end()].strip(),
                                span=(match.start(), match.end()))
     return None
+
+
+# A range between two ends, each an event or a time: "between the move and Christmas", "from
+# the day I adopted the cat to the vet visit", "since Lena's wedding until May". "between"
+# pairs with "and"; "from" and "since" with "to", "until", "till", "up to".
+RANGE_OPENER = re.compile(
+    r"\b(?:(?P<between>between)|from|ever\s+since|since)\s+(?P<ends>[^,;?!.]+)", _FLAGS)
+_AND = re.compile(r"\s+and\s+", _FLAGS)
+_UNTIL = re.compile(r"\s+(?P<word>to|until|till|up\s+to|up\s+until)\s+", _FLAGS)
+# Words before "between" that make it a choice or a place, not a time: "What did I choose
+# between the blue dress and the red one?", "Who sat between Anna and Tom?".
+_NOT_A_TIME_BETWEEN = re.compile(
+    r"\b(?:choos\w*|chose\w*|pick\w*|decid\w*|prefer\w*|differen\w*|compar\w*|sat|sit|"
+    r"stood|stand|split|divided|torn|distance|way|travel\w*|drove|driven|flew|flown)\s+"
+    r"(?:\w+\s+)?$", _FLAGS)
+# A gerund that opens a range's end ("between adopting the cat and ..."), not a noun that
+# ends in -ing ("everything", "morning", "the wedding").
+_GERUND = (r"(?!(?:every|any|some|no)thing\b|morning\b|evening\b|spring\b|during\b|"
+           r"wedding\b|ceiling\b|building\b)[a-z]{2,}ing")
+# How an event end may read: a clause ("I adopted the cat", "Maria adopting Coco"), a gerund
+# ("adopting Miso"), a day named by a clause ("the day I moved"), or a noun phrase with an
+# article or a possessive ("the move", "my sister's wedding", "Uncle Karl's retirement party").
+_CLAUSE_END = re.compile(
+    rf"^(?:(?:i|we|you|he|she|they)\s+\w+|(?-i:[A-Z])[\w-]*\s+(?:\w+ed|{_GERUND})\b|"
+    rf"{_GERUND}\b)",
+    _FLAGS)
+_DAY_OF_A_CLAUSE = re.compile(
+    r"^the\s+(?:day|night|morning|evening|time)\s+(?:that\s+|when\s+|of\s+)?"
+    r"(?=(?:i|we|you|he|she|they|my|our|your|his|her|their|the)\b)", _FLAGS)
+_NOUN_PHRASE_END = re.compile(
+    r"^(?:(?:my|our|your|his|her|their|the|a|an)\s+\w|"
+    r"(?:(?-i:[A-Z])[\w-]*\s+){0,2}(?-i:[A-Z])[\w-]*['’]s?\s+\w)", _FLAGS)
+
+
+def find_event_range(question: str,
+                     period: Callable[[str], TimeRange | None]
+                     ) -> tuple[EventAnchor | TimeRange, EventAnchor | TimeRange] | None:
+    """The two ends of a range that another event fixes at one end or both ("What did I do
+    between the move and Christmas?", "How many films did I watch from the day I adopted the
+    cat until Lena's wedding?"): each an :class:`EventAnchor` (relation ``"between"``, its
+    phrase what finds the event's memory) or the period a time names (``period``, the
+    question's time cues: "Christmas", "May 2024"). None when both ends are times (a date
+    range: ``recall.time`` reads it), when an end is neither (a bare name: "from Leeds to
+    York"), for a choice or a place ("choose between", "sat between"), and in a question
+    about the present or a plan. "from ... to" also needs an end that is a time, a clause or
+    a gerund: "What did I send from my phone to my laptop?" names no events."""
+    if _NOT_PAST.match(question):
+        return None
+    for opener in RANGE_OPENER.finditer(question):
+        between = opener.group("between") is not None
+        if between and _NOT_A_TIME_BETWEEN.search(question[:opener.start()]):
+            continue
+        text = opener.group(0).rstrip()
+        span = (opener.start(), opener.start() + len(text))
+        ends = opener.group("ends")
+        # Each joint in turn: "from the day I flew to Tallinn until Leo's wedding" splits at
+        # "until", after "to" gave no second end ("Tallinn until Leo's wedding").
+        for joint in (_AND if between else _UNTIL).finditer(ends):
+            first_text, second_text = ends[:joint.start()].strip(), ends[joint.end():].strip()
+            first = _range_end(first_text, text, span, period)
+            second = _range_end(second_text, text, span, period)
+            if first is None or second is None:
+                continue
+            if isinstance(first, TimeRange) and isinstance(second, TimeRange):
+                return None
+            if not between and joint.group("word").lower() == "to" and not (
+                    _says_when(first, first_text) or _says_when(second, second_text)):
+                continue
+            return first, second
+    return None
+
+
+def _says_when(end: EventAnchor | TimeRange, text: str) -> bool:
+    """Whether a range end reads as a time or an event in any sentence: a period, a clause,
+    a gerund, a day named by a clause (not a noun phrase: "my phone")."""
+    return isinstance(end, TimeRange) or bool(_CLAUSE_END.match(text)
+                                              or _DAY_OF_A_CLAUSE.match(text))
+
+
+def _range_end(end: str, text: str, span: tuple[int, int],
+               period: Callable[[str], TimeRange | None]) -> EventAnchor | TimeRange | None:
+    """One end of a range (``text`` the question's words of the whole range): the period it
+    names, an event, or None."""
+    when = period(end)
+    if when is not None:
+        return when
+    if _NOT_AN_EVENT.match(end) or not content_words(end):
+        return None
+    if not (_CLAUSE_END.match(end) or _DAY_OF_A_CLAUSE.match(end)
+            or _NOUN_PHRASE_END.match(end)):
+        return None
+    return EventAnchor(phrase=_DAY_OF_A_CLAUSE.sub("", end), relation="between", text=text,
+                       span=span)
+
+
+def between_range(moment: int, other: int | TimeRange, tz: tzinfo) -> TimeRange:
+    """The range between an event at ``moment`` and the other end (an event's moment, or a
+    period), both ends' days included, whichever comes first."""
+    first = _day_of(moment, tz)
+    second = other if isinstance(other, TimeRange) else _day_of(other, tz)
+    return TimeRange(min(first.start, second.start), max(first.end, second.end))
+
+
+def _day_of(moment: int, tz: tzinfo) -> TimeRange:
+    day = datetime.fromtimestamp(moment, tz)
+    return TimeRange(_midnight(day), _midnight(day + timedelta(days=1)))
 
 
 def _relation(match: re.Match[str]) -> str:
@@ -313,6 +427,7 @@ def _midnight(moment: datetime) -> int:
 
 
 __all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "asks_about_saying",
-           "asks_how_many", "detect_order", "find_event_anchor", "is_counting", "lists_since",
+           "asks_how_many", "between_range", "detect_order", "find_event_anchor",
+           "find_event_range", "is_counting", "lists_since",
            "order_words_removed", "question_verbs", "relation_range", "without_counting_words",
            "without_order_words"]
