@@ -1354,7 +1354,8 @@ def _years_list(value: str) -> tuple[int, ...]:
                    "later run with the same seed and sizes reuses them.")
 @click.option("--styles", default="all", show_default=True, metavar="S1,S2,...",
               help="Question styles to ask (comma-separated), or all, or classic (the six "
-                   "styles before multi-step recall).")
+                   "styles before multi-step recall); all leaves out between_events "
+                   "(all,between_events asks it too).")
 @click.option("--one-offs/--no-one-offs", default=True, show_default=True,
               help="Write the once-only events (a wedding, a move) into the journal.")
 @click.option("--chat/--no-chat", default=True, show_default=True,
@@ -1395,6 +1396,8 @@ def eval_journal(context: Context, years: str, days: int | None, seed: int, per_
       between         Which books did I start between 3 March 2024 and 20 May 2024?
       event_relative  What did I cook the day after I adopted Pixel the cat?
       paraphrase      Which screening did I catch on 3 May 2024?
+      between_events  Which films did I watch between Hugo's wedding and the day I
+                      moved into the flat?  (asked only when named)
 
     Prints R@1, R@K and all-evidence R@K (every evidence entry in the first K) per size and
     style, modes side by side, with each bank's entries, ingest time and median search time,

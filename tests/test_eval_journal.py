@@ -23,6 +23,7 @@ from ramem_local.eval.journal import (
     ACTIVITIES,
     CLASSIC_STYLES,
     COUNT_EXACT,
+    EXTRA_STYLES,
     FILLER,
     KINDS,
     MULTISTEP_STYLES,
@@ -274,7 +275,10 @@ def test_short_journals_by_days_and_bad_specs():
 
 def test_each_style_gets_its_share_of_questions(journal):
     counts = Counter(q.style for q in journal.questions)
-    assert counts == {style: SPEC.questions_per_style for style in STYLES}
+    assert {style: counts[style] for style in STYLES} == {
+        style: SPEC.questions_per_style for style in STYLES}
+    assert set(counts) == {*STYLES, *EXTRA_STYLES}
+    assert 0 < counts["between_events"] <= SPEC.questions_per_style  # a year: a dozen one-offs
     assert len({q.id for q in journal.questions}) == len(journal.questions)
     assert len({(q.style, q.question, q.as_of) for q in journal.questions}) == len(
         journal.questions)
@@ -410,7 +414,7 @@ def test_a_sparse_journal_writes_only_the_days_something_happened(sparse, journa
 
 def test_a_sparse_journal_gets_questions_of_every_style(sparse):
     styles = Counter(q.style for q in sparse.questions)
-    assert set(styles) == set(STYLES)
+    assert set(styles) == {*STYLES, *EXTRA_STYLES}
     for question in sparse.questions:
         written = {e.id for e in sparse.entries}
         assert set(question.evidence) <= written, question
@@ -455,15 +459,15 @@ def ids(entries) -> tuple[str, ...]:
 
 def test_the_multistep_styles_come_after_the_classic_ones_in_order(bigger):
     styles = [q.style for q in bigger.questions]
-    assert styles == sorted(styles, key=STYLES.index)
-    assert Counter(styles) == {style: 25 for style in STYLES}
+    assert styles == sorted(styles, key=(*STYLES, *EXTRA_STYLES).index)
+    assert Counter(styles) == {style: 25 for style in (*STYLES, *EXTRA_STYLES)}
     numbers = [int(q.id.rsplit("-", 1)[1]) for q in bigger.questions]
     assert numbers == list(range(1, len(numbers) + 1))
 
 
 def test_multi_evidence_questions_have_one_to_ten_entries(bigger, journal):
     for question in [*bigger.questions, *journal.questions]:
-        if question.style in MULTISTEP_STYLES:
+        if question.style in (*MULTISTEP_STYLES, *EXTRA_STYLES):
             assert 1 <= len(question.evidence) <= 10, question
             assert len(set(question.evidence)) == len(question.evidence)
 
@@ -547,6 +551,27 @@ def test_between_is_every_entry_of_the_kind_in_the_closed_range(fixture, request
         expected = [e for e in entries_of_kind(journal, question.kind)
                     if first <= e.event_day <= last]
         assert question.evidence == ids(expected)
+
+
+@pytest.mark.parametrize("fixture", ["journal", "bigger"])
+def test_between_events_is_every_entry_of_the_kind_between_two_one_offs(fixture, request):
+    journal = request.getfixturevalue(fixture)
+    one_offs = {e.answer: e for e in journal.entries if e.kind == ONEOFF}
+    wordings = set()
+    for question in questions_of(journal, "between_events"):
+        found = (re.search(r" between (.+) and (.+)\?$", question.question)
+                 or re.search(r" from (.+) until (.+)\?$", question.question))
+        assert found, question.question
+        wordings.add(found.re.pattern.split()[0])
+        first, last = (one_offs[name.removeprefix("the day ")] for name in found.groups())
+        assert not re.search(r"\d", question.question)  # no date: only what happened
+        assert 14 <= (last.event_day - first.event_day).days <= 70
+        expected = [e for e in entries_of_kind(journal, question.kind)
+                    if first.event_day <= e.event_day <= last.event_day]
+        assert question.evidence == ids(expected)
+        assert question.expected_count is None
+        assert question.as_of.startswith(journal.spec.end.isoformat())
+    assert wordings == {"between", "from"}
 
 
 RELATION_RANGES = {("day", "before"): (-1, -1), ("day", "after"): (1, 1),
@@ -655,16 +680,17 @@ def test_a_short_journal_end_to_end_without_an_embedder(tmp_path):
     result = run_journal_eval([spec], None, modes=("ramem", "baseline"), k=10)
     assert result.embedder == "none (BM25 only)"
     journal = generate_journal(spec)
-    assert len(result.results) == 2 * len(journal.questions)
+    asked = [q for q in journal.questions if q.style in STYLES]  # not between_events
+    assert len(result.results) == 2 * len(asked)
     check_summary(result, "60d")
     row = result.results[0]
     assert len(row.retrieved) <= 10
     assert row.first_hit_rank is None or row.metrics["R@10"] == 1.0
 
-    asked = {q.style for q in journal.questions}
-    assert asked >= {*CLASSIC_STYLES, "count", "between", "paraphrase"}
+    asked_styles = {q.style for q in journal.questions if q.style in STYLES}
+    assert asked_styles >= {*CLASSIC_STYLES, "count", "between", "paraphrase"}
     summary = result.summary()["60d"]["modes"]["ramem"]
-    assert {s for s in STYLES if summary[s]["n"]} == asked
+    assert {s for s in STYLES if summary[s]["n"]} == asked_styles
     table = format_journal_table(result)
     for word in (*STYLES, "overall", "R@1 ramem", "AllR@10 baseline", "60d: ", "count exact",
                  "one-offs", "chat turns"):
@@ -698,7 +724,8 @@ def test_the_cli_prints_the_header_and_the_table(tmp_path):
     assert "last_weekend" in result.output and "overall" in result.output
     assert "event_relative" in result.output and "paraphrase" in result.output
     journal = generate_journal(JournalSpec(days=40, seed=3, questions_per_style=2))
-    assert out.read_text().count("\n") == 2 * len(journal.questions)
+    asked = [q for q in journal.questions if q.style in STYLES]
+    assert out.read_text().count("\n") == 2 * len(asked)
 
 
 def test_the_cli_reproduces_the_classic_journal_and_rejects_unknown_styles(tmp_path):
@@ -723,6 +750,8 @@ def test_select_styles_names_groups_and_keeps_the_table_order():
     assert select_styles(["all"]) == STYLES
     assert select_styles(["classic"]) == CLASSIC_STYLES
     assert select_styles([" paraphrase", "date", "count"]) == ("date", "count", "paraphrase")
+    assert select_styles(["between_events", "all"]) == (*STYLES, "between_events")
+    assert "between_events" not in select_styles(["all"])
     for bad in ([""], ["dates"], []):
         with pytest.raises(ValueError):
             select_styles(bad)

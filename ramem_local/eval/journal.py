@@ -80,6 +80,11 @@ event_relative What did I cook the day after I adopted Pixel the      the journa
 paraphrase     Which screening did I catch on 3 May 2024? — a date    the journal's end
                question about the only entry of its kind that day,
                sharing no content word with it
+between_events Which films did I watch between Hugo's wedding and the the journal's end
+               day I moved into the flat? — every entry of the kind
+               between two one-offs 2 to 10 weeks apart, both days
+               included. Asked only when named
+               (:data:`EXTRA_STYLES`)
 ============== ====================================================== ==========================
 
 Multi-evidence questions are only asked with 1 to :data:`MAX_EVIDENCE` (10) evidence entries, so
@@ -123,6 +128,9 @@ CLASSIC_STYLES = ("date", "yesterday", "days_ago", "month_part", "last_weekend",
 MULTISTEP_STYLES = ("last", "first", "count", "since", "between", "event_relative",
                     "paraphrase")
 STYLES = CLASSIC_STYLES + MULTISTEP_STYLES
+# Asked only when named (``--styles between_events``): the standard set, and its overall row,
+# stay comparable with runs before it.
+EXTRA_STYLES = ("between_events",)
 # Styles whose evidence is the one entry of the asked kind on the asked day or days.
 SINGLE_ENTRY_STYLES = ("date", "yesterday", "days_ago", "month_part", "last_weekend",
                        "paraphrase")
@@ -597,6 +605,8 @@ def generate_journal(spec: JournalSpec) -> Journal:
     questions = _ask(spec, entries, _stream(spec, "questions"))
     questions += _ask_multistep(spec, entries, _stream(spec, "multistep"),
                                 numbered_from=len(questions))
+    questions += _ask_between_events(spec, entries, _stream(spec, "between_events"),
+                                     numbered_from=len(questions))
     return Journal(spec=spec, entries=tuple(entries), questions=tuple(questions),
                    chat=tuple(chat))
 
@@ -900,6 +910,45 @@ def _ask_multistep(spec: JournalSpec, entries: Sequence[Entry], rng: random.Rand
             number = numbered_from + len(questions) + 1
             questions.append(replace(draft, id=f"{draft.style}-{number:04d}"))
     return questions
+
+
+def _ask_between_events(spec: JournalSpec, entries: Sequence[Entry], rng: random.Random, *,
+                        numbered_from: int) -> list[JournalQuestion]:
+    """between_events: every entry of a kind between two one-offs 2 to 10 weeks apart, both
+    named by what happened ("Which films did I watch between the day I adopted Pixel the cat
+    and Hugo's wedding?", or "from ... until ..."), both days included, as the ``between``
+    style's dates are."""
+    one_offs = sorted((e for e in entries if e.kind == ONEOFF), key=lambda e: e.event_day)
+    of_kind = _MultistepAsker(spec, entries, rng)._of_kind_between
+    candidates = []
+    for at, first in enumerate(one_offs):
+        for last in one_offs[at + 1:]:
+            gap = (last.event_day - first.event_day).days
+            if gap > 70:
+                break
+            if gap < 14:
+                continue
+            for kind in KINDS:
+                evidence = of_kind(kind, first.event_day, last.event_day)
+                if 1 <= len(evidence) <= MAX_EVIDENCE:
+                    candidates.append((kind, first, last, evidence))
+    questions: list[JournalQuestion] = []
+    for kind, first, last, evidence in _sample(rng, candidates, spec.questions_per_style):
+        one, other = _event_name(first.answer), _event_name(last.answer)
+        cue = rng.choice((f"between {one} and {other}", f"from {one} until {other}"))
+        text = rng.choice(_KIND[kind].plural).format(cue=cue)
+        number = numbered_from + len(questions) + 1
+        questions.append(replace(
+            _draft("between_events", kind, text, spec.end, first.event_day, last.event_day,
+                   evidence, _answers(evidence)),
+            id=f"between_events-{number:04d}"))
+    return questions
+
+
+def _event_name(anchor: str) -> str:
+    """A one-off's anchor as a range end: "I adopted Pixel the cat" → "the day I adopted
+    Pixel the cat"; a noun phrase ("Hugo's wedding") as it is."""
+    return f"the day {anchor}" if anchor.startswith("I ") else anchor
 
 
 class _MultistepAsker:
@@ -1309,17 +1358,19 @@ def run_journal_eval(
 
 def select_styles(names: Sequence[str]) -> tuple[str, ...]:
     """The styles named (or "all", or "classic": the six before multi-step recall), in
-    :data:`STYLES` order; ValueError for a name that is none of them."""
+    :data:`STYLES` order, then :data:`EXTRA_STYLES` (asked only when named: "all" is the
+    standard set); ValueError for a name that is none of them."""
     groups = {"all": STYLES, "classic": CLASSIC_STYLES}
+    known = (*STYLES, *EXTRA_STYLES)
     wanted: set[str] = set()
     for name in (n.strip() for n in names):
-        if name not in (*groups, *STYLES):
+        if name not in (*groups, *known):
             raise ValueError(f"unknown style {name!r}; known: all, classic, "
-                             f"{', '.join(STYLES)}")
+                             f"{', '.join(known)}")
         wanted.update(groups.get(name, (name,)))
     if not wanted:
         raise ValueError("no style named")
-    return tuple(s for s in STYLES if s in wanted)
+    return tuple(s for s in known if s in wanted)
 
 
 def bank_stem(spec: JournalSpec) -> str:
