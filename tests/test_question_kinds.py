@@ -204,6 +204,8 @@ def _end(end) -> str:
          "2024-03-01", "Which trails did I hike?"),
         ("What happened between Maria adopting Coco and the party?", "Maria adopting Coco",
          "the party", "What happened?"),
+        ("What did I cook after adopting the cat and before the Fox Valley loop?",
+         "adopting the cat", "the Fox Valley loop", "What did I cook?"),
         # The second joint: "to" left "Tallinn until Leo's wedding", no end.
         ("What movies did I see from the day I flew to Tallinn until Leo's wedding?",
          "I flew to Tallinn", "Leo's wedding", "What movies did I see?"),

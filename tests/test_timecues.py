@@ -285,6 +285,9 @@ GROUNDED = [
     ("from May to July 2022", THU, "between", "2022-05-01", "2022-07-31"),
     ("from 8 May to 12 May 2023", THU, "between", "2023-05-08", "2023-05-12"),
     ("from 2019 to 2021", THU, "between", "2019-01-01", "2021-12-31"),
+    ("since March until May 2023", THU, "since_until", "2023-03-01", "2023-05-31"),
+    ("ever since 2 May up to 10 May", THU, "since_until", "2023-05-02", "2023-05-10"),
+    ("after 3 May and before 10 May", THU, "after_before", "2023-05-04", "2023-05-09"),
     # holidays
     ("Christmas 2022", THU, "holiday_year", "2022-12-25", "2022-12-25"),
     ("last Christmas", JAN3, "holiday_last", "2023-12-25", "2023-12-25"),

@@ -192,13 +192,13 @@ def _event_first(ends: tuple[EventAnchor | TimeRange, EventAnchor | TimeRange]
 
 
 def _since_range(cues: list[TimeCue], frame: RecallFrame) -> bool:
-    """Whether the question's time runs from a start to now: "since X", or an event anchor
-    with "since"."""
+    """Whether the question's time runs from a start: "since X" (to now), "since X until Y",
+    or an event anchor with "since"."""
     if frame.anchor is not None:
         return frame.anchor.relation == "since"
     time_range = question_range(cues)
-    return time_range is not None and any(c.rule == "since" and c.range == time_range
-                                          for c in cues)
+    return time_range is not None and any(c.rule in ("since", "since_until")
+                                          and c.range == time_range for c in cues)
 
 
 def _without_order_and_count(need: str, frame: RecallFrame) -> str:

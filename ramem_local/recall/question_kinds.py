@@ -252,11 +252,14 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
 
 
 # A range between two ends, each an event or a time: "between the move and Christmas", "from
-# the day I adopted the cat to the vet visit", "since Lena's wedding until May". "between"
-# pairs with "and"; "from" and "since" with "to", "until", "till", "up to".
+# the day I adopted the cat to the vet visit", "since Lena's wedding until May", "after the
+# move and before the wedding". "between" pairs with "and"; "after" with "and before"; "from"
+# and "since" with "to", "until", "till", "up to".
 RANGE_OPENER = re.compile(
-    r"\b(?:(?P<between>between)|from|ever\s+since|since)\s+(?P<ends>[^,;?!.]+)", _FLAGS)
+    r"\b(?:(?P<between>between)|(?P<after>after)|from|ever\s+since|since)\s+"
+    r"(?P<ends>[^,;?!.]+)", _FLAGS)
 _AND = re.compile(r"\s+and\s+", _FLAGS)
+_AND_BEFORE = re.compile(r"\s+(?:and|but)\s+(?:before|until|till)\s+", _FLAGS)
 _UNTIL = re.compile(r"\s+(?P<word>to|until|till|up\s+to|up\s+until)\s+", _FLAGS)
 # Words before "between" that make it a choice or a place, not a time: "What did I choose
 # between the blue dress and the red one?", "Who sat between Anna and Tom?".
@@ -306,7 +309,8 @@ def find_event_range(question: str,
         ends = opener.group("ends")
         # Each joint in turn: "from the day I flew to Tallinn until Leo's wedding" splits at
         # "until", after "to" gave no second end ("Tallinn until Leo's wedding").
-        for joint in (_AND if between else _UNTIL).finditer(ends):
+        joints = _AND if between else _AND_BEFORE if opener.group("after") else _UNTIL
+        for joint in joints.finditer(ends):
             first_text, second_text = ends[:joint.start()].strip(), ends[joint.end():].strip()
             first = _range_end(first_text, text, span, period)
             second = _range_end(second_text, text, span, period)
@@ -314,7 +318,7 @@ def find_event_range(question: str,
                 continue
             if isinstance(first, TimeRange) and isinstance(second, TimeRange):
                 return None
-            if not between and joint.group("word").lower() == "to" and not (
+            if joint.groupdict().get("word", "").lower() == "to" and not (
                     _says_when(first, first_text) or _says_when(second, second_text)):
                 continue
             return first, second

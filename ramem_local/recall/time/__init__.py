@@ -230,6 +230,9 @@ as_of / by                  as of December 2023,               the state up to X
 between                     between May and July 2023,         from the first anchor's start to
                             from 8 May to 12 May 2023          the second's end; a year on the
                                                                second anchor also dates the first
+since_until                 since March until May 2023, ever   as between ("since" alone runs to
+                            since 2 May up to 10 July          the reference day)
+after_before                after 3 May and before 10 May      from X's end to Y's start
 vague                       recently, lately, these days,      detected, range None
                             nowadays, (as) of late, a while    (``is_recent_cue`` tells the ones
                             ago, the other day, long ago, in   meaning "recently";

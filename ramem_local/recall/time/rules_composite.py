@@ -219,8 +219,29 @@ def _combine_deadline(match: re.Match[str], anchors: list[Days], ctx: _Context) 
     "between",
     joiner=r"\s+(?:and|to|until|till|through)\s+|\s*(?:-|\u2013)\s*",
 )
+@_composite(
+    "since_until",
+    r"\b(?:ever\s+)?since\s+",
+    "open",
+    joiner=r"\s+(?:until|till|up\s+to|up\s+until)\s+",
+)
 def _combine_between(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     (first_start, first_end), (second_start, second_end) = anchors
+    return min(first_start, second_start), max(first_end, second_end)
+
+
+@_composite(
+    "after_before",
+    r"\bafter\s+",
+    "open",
+    joiner=r"\s+(?:and|but)\s+(?:before|until|till)\s+",
+)
+def _combine_after_before(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    """"after X and before Y": from X's end to Y's start (both excluded), as between when
+    they overlap."""
+    (first_start, first_end), (second_start, second_end) = anchors
+    if first_end < second_start:
+        return first_end, second_start
     return min(first_start, second_start), max(first_end, second_end)
 
 
