@@ -14,6 +14,7 @@ from .types import (
     MemoryRecord,
     RecallFrame,
     SearchResponse,
+    TimeCue,
     TimelineDay,
     TimeRange,
     Trace,
@@ -96,9 +97,7 @@ def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
         "question": frame.question,
         "need": frame.need,
         "reference_time": iso_time(frame.reference_time, tz),
-        "cues": [
-            {"text": c.text, "rule": c.rule, "range": range_dict(c.range, tz)} for c in frame.cues
-        ],
+        "cues": [cue_dict(c, tz) for c in frame.cues],
         "time_range": range_dict(frame.time_range, tz),
         "widened_range": range_dict(frame.widened_range, tz),
         "buffer_days": frame.buffer_days,
@@ -114,11 +113,15 @@ def frame_dict(frame: RecallFrame, tz: tzinfo) -> dict:
         "order": frame.order,
         "counting": frame.counting,
         "anchor": anchor_dict(frame.anchor, tz),
-        "other_end": (range_dict(frame.other_end, tz) if isinstance(frame.other_end, TimeRange)
+        "other_end": (cue_dict(frame.other_end, tz) if isinstance(frame.other_end, TimeCue)
                       else anchor_dict(frame.other_end, tz)),
         "as_of": iso_time(frame.as_of, tz),
         "not_dates": frame.not_dates,
     }
+
+
+def cue_dict(cue: TimeCue, tz: tzinfo) -> dict:
+    return {"text": cue.text, "rule": cue.rule, "range": range_dict(cue.range, tz)}
 
 
 def anchor_dict(anchor: EventAnchor | None, tz: tzinfo) -> dict | None:

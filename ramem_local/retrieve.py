@@ -34,6 +34,7 @@ from .recall.question_kinds import (
     between_range,
     question_verbs,
     relation_range,
+    time_end_range,
 )
 from .render import span_text
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
@@ -48,6 +49,7 @@ from .types import (
     RecallFrame,
     SearchDefaults,
     SearchResponse,
+    TimeCue,
     TimeRange,
     Trace,
 )
@@ -419,10 +421,19 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
     assert anchor.time is not None
     tz = _zone_of(store)
     other = frame.other_end
-    if anchor.relation == "between" and other is not None:
-        other_end = other if isinstance(other, TimeRange) else other.time
-        assert other_end is not None
-        frame.time_range = between_range(anchor.time, other_end, tz)
+    if anchor.relation == "between" and isinstance(other, TimeCue):
+        # The time end is read next to the event: "between the move and Christmas" is the
+        # first Christmas after the move, not the last one before today.
+        starts = other.span[0] < frame.question.find(anchor.phrase, anchor.span[0])
+        when = time_end_range(other, anchor.time, starts=starts, tz=tz,
+                              country=store.get_meta("country"))
+        assert when is not None
+        other = replace(other, range=when)
+        frame.other_end = other
+        frame.time_range = between_range(anchor.time, when, tz)
+    elif anchor.relation == "between" and isinstance(other, EventAnchor):
+        assert other.time is not None
+        frame.time_range = between_range(anchor.time, other.time, tz)
     else:
         frame.time_range = relation_range(anchor.relation, anchor.time, tz,
                                           timeline=store.timeline(None),
@@ -435,11 +446,12 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
     frame.time_only = is_time_only(frame.need, [])
 
 
-def _grounded(end: EventAnchor | TimeRange, tz: tzinfo) -> str:
-    """How one end of an event's range was grounded: "memory [4] on 2026-02-14", or the
-    period a time names."""
-    if isinstance(end, TimeRange):
-        return span_text(end.start, end.end, tz)
+def _grounded(end: EventAnchor | TimeCue, tz: tzinfo) -> str:
+    """How one end of an event's range was grounded: "memory [4] on 2026-02-14", or a time
+    and its days ("'Christmas' 2023-12-25")."""
+    if isinstance(end, TimeCue):
+        assert end.range is not None
+        return f"{end.text!r} {span_text(end.range.start, end.range.end, tz)}"
     assert end.time is not None
     day = datetime.fromtimestamp(end.time, tz).strftime("%Y-%m-%d")
     return f"memory [{end.memory_id}] on {day}"

@@ -231,12 +231,13 @@ class RecallFrame:
     # ``anchor``: the episode is fixed by another event ("the day after I adopted the cat"):
     # the anchor phrase, how the time relates to it, and what the anchor search found.
     # ``other_end``: a range between two ends ("between the move and Christmas", relation
-    # "between"): the end that is not ``anchor``, a second event or the period a time names.
+    # "between"): the end that is not ``anchor``, a second event or a time cue (its span
+    # where it stands in the question).
     # ``as_of``: given by the caller, nothing written after it is returned.
     order: str | None = None
     counting: bool = False
     anchor: EventAnchor | None = None
-    other_end: EventAnchor | TimeRange | None = None
+    other_end: EventAnchor | TimeCue | None = None
     as_of: int | None = None
     # Day-and-month phrases of the question that name no day ("31 February"): no cue reads
     # them; said with the reading so that a month read instead is no surprise.

@@ -310,6 +310,20 @@ def test_a_range_between_two_events_lists_what_happened_between_them(memory, que
     assert listed == expected
 
 
+def test_a_time_end_without_its_year_is_the_one_after_the_event(memory):
+    """Asked in mid-2024, "Easter" alone is Easter 2024; after the cat (March 2023) it is the
+    Easter that followed, 9 April 2023."""
+    response = memory.search("Which films did I watch between adopting the cat and Easter?",
+                             as_of="2024-06-01")
+    frame = response.trace.frame
+    assert frame.time_range is not None
+    assert (frame.time_range.start, frame.time_range.end) == (_ts("2023-03-04 00:00"),
+                                                              _ts("2023-04-10 00:00"))
+    assert "'Easter' 2023-04-09" in frame.guard_reason
+    counted = " ".join(c.memory.content for c in response.results if c.list_name == "counted")
+    assert "The Long Drive" in counted and "Cold Current" not in counted
+
+
 def test_a_count_between_two_events_counts_neither_event(memory):
     """The memories that say when the range starts and ends are of another kind than the
     one counted: "Adopted a grey cat" stood out among the four of a short range."""

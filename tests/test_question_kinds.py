@@ -17,10 +17,11 @@ from ramem_local.recall.question_kinds import (
     is_counting,
     lists_since,
     relation_range,
+    time_end_range,
     without_counting_words,
     without_order_words,
 )
-from ramem_local.types import EventAnchor, TimeRange
+from ramem_local.types import EventAnchor, TimeCue, TimeRange
 
 UTC = ZoneInfo("UTC")
 
@@ -180,8 +181,8 @@ def _range_frame(question: str):
 def _end(end) -> str:
     if isinstance(end, EventAnchor):
         return end.phrase
-    assert isinstance(end, TimeRange)
-    return datetime.fromtimestamp(end.start, UTC).date().isoformat()
+    assert isinstance(end, TimeCue) and end.range is not None
+    return datetime.fromtimestamp(end.range.start, UTC).date().isoformat()
 
 
 @pytest.mark.parametrize(
@@ -266,6 +267,32 @@ def test_between_range_holds_both_ends_days_whichever_comes_first() -> None:
     christmas = TimeRange(_day("2024-12-25"), _day("2024-12-26"))
     assert between_range(move, christmas, UTC) == TimeRange(_day("2024-04-20"),
                                                             _day("2024-12-26"))
+
+
+@pytest.mark.parametrize(
+    ("question", "event_day", "start", "end"),
+    [  # a time without its year is the one next to the event (the question asked in 2026)
+        ("What did I do between the move and Christmas?", "2023-03-04", "2023-12-25",
+         "2023-12-26"),
+        ("What did I do from Easter until I broke my wrist?", "2023-06-10", "2023-04-09",
+         "2023-04-10"),
+        ("What did I do since the move until May?", "2023-02-20", "2023-05-01", "2023-06-01"),
+        ("What did I do between the move and May?", "2023-05-10", "2023-05-01", "2023-06-01"),
+        # a year, or a time relative to now, is read as the question reads it
+        ("What did I do between the move and Christmas 2024?", "2023-03-04", "2024-12-25",
+         "2024-12-26"),
+        ("What did I do between the move and last week?", "2023-03-04", "2026-11-23",
+         "2026-11-30"),
+    ],
+)
+def test_a_time_end_is_read_next_to_its_event(question: str, event_day: str, start: str,
+                                              end: str) -> None:
+    frame = _range_frame(question)
+    assert frame.anchor is not None and isinstance(frame.other_end, TimeCue)
+    starts = frame.other_end.span[0] < question.find(frame.anchor.phrase)
+    got = time_end_range(frame.other_end, _day(event_day) + 12 * 3600, starts=starts, tz=UTC,
+                         country="US")
+    assert got == TimeRange(_day(start), _day(end))
 
 
 def test_a_count_since_an_event_counts_what_the_rest_names() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 
 from ..text import content_words, named_persons
@@ -24,7 +25,7 @@ from .question_kinds import (
     without_order_words,
 )
 from .time import detect_cues, impossible_dates, is_recent_cue, question_range, recent_window
-from .when import period_of
+from .when import period_cue
 
 DEFAULT_BUFFER_DAYS = SearchDefaults.buffer_days
 # "recently" / "lately" / "these days" as a preference for the last N days before the
@@ -116,7 +117,7 @@ def build_frame(
     )
     if multi_step:
         frame.order = detect_order(question)
-        ends = find_event_range(question, _period_reader(reference, tz, country))
+        ends = find_event_range(question, _period_reader(reference, country))
         if ends is not None:
             frame.anchor, frame.other_end = _event_first(ends)
         else:
@@ -168,20 +169,20 @@ def build_frame(
     return frame
 
 
-def _period_reader(reference: datetime, tz: tzinfo,
-                   country: str | None) -> Callable[[str], TimeRange | None]:
-    """The period a range end names as a whole ("Christmas", "May 2024"), read as the
+def _period_reader(reference: datetime,
+                   country: str | None) -> Callable[[str], TimeCue | None]:
+    """The time cue a range end is as a whole ("Christmas", "May 2024"), read as the
     question's time cues read it; a month or season alone as after "in" ("until May": a
     month's name alone is no cue, it can be a verb)."""
-    def period(text: str) -> TimeRange | None:
-        found = (period_of(text, tz, country=country, now=reference)
-                 or period_of(f"in {text}", tz, country=country, now=reference))
-        return TimeRange(*found) if found is not None else None
+    def period(text: str) -> TimeCue | None:
+        found = (period_cue(text, reference, country=country)
+                 or period_cue(f"in {text}", reference, country=country))
+        return replace(found, text=text) if found is not None else None
     return period
 
 
-def _event_first(ends: tuple[EventAnchor | TimeRange, EventAnchor | TimeRange]
-                 ) -> tuple[EventAnchor, EventAnchor | TimeRange]:
+def _event_first(ends: tuple[EventAnchor | TimeCue, EventAnchor | TimeCue]
+                 ) -> tuple[EventAnchor, EventAnchor | TimeCue]:
     """A range's ends as (the anchor: an event, the other end): "between Christmas and the
     move" is anchored by the move."""
     first, second = ends

@@ -39,10 +39,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 
 from ..text import content_words
 from ..types import EventAnchor, TimeCue, TimeRange
+from .when import period_cue
 
 _FLAGS = re.IGNORECASE
 
@@ -287,13 +289,14 @@ _NOUN_PHRASE_END = re.compile(
 
 
 def find_event_range(question: str,
-                     period: Callable[[str], TimeRange | None]
-                     ) -> tuple[EventAnchor | TimeRange, EventAnchor | TimeRange] | None:
+                     period: Callable[[str], TimeCue | None]
+                     ) -> tuple[EventAnchor | TimeCue, EventAnchor | TimeCue] | None:
     """The two ends of a range that another event fixes at one end or both ("What did I do
     between the move and Christmas?", "How many films did I watch from the day I adopted the
     cat until Lena's wedding?"): each an :class:`EventAnchor` (relation ``"between"``, its
-    phrase what finds the event's memory) or the period a time names (``period``, the
-    question's time cues: "Christmas", "May 2024"). None when both ends are times (a date
+    phrase what finds the event's memory) or the time cue an end is as a whole (``period``:
+    "Christmas", "May 2024"; its span where it stands in the question). None when both ends
+    are times (a date
     range: ``recall.time`` reads it), when an end is neither (a bare name: "from Leeds to
     York"), for a choice or a place ("choose between", "sat between"), and in a question
     about the present or a plan. "from ... to" also needs an end that is a time, a clause or
@@ -306,17 +309,17 @@ def find_event_range(question: str,
             continue
         text = opener.group(0).rstrip()
         span = (opener.start(), opener.start() + len(text))
-        ends = opener.group("ends")
+        ends, at = opener.group("ends"), opener.start("ends")
         # Each joint in turn: "from the day I flew to Tallinn until Leo's wedding" splits at
         # "until", after "to" gave no second end ("Tallinn until Leo's wedding").
         joints = _AND if between else _AND_BEFORE if opener.group("after") else _UNTIL
         for joint in joints.finditer(ends):
             first_text, second_text = ends[:joint.start()].strip(), ends[joint.end():].strip()
-            first = _range_end(first_text, text, span, period)
-            second = _range_end(second_text, text, span, period)
+            first = _range_end(first_text, at, text, span, period)
+            second = _range_end(second_text, at + joint.end(), text, span, period)
             if first is None or second is None:
                 continue
-            if isinstance(first, TimeRange) and isinstance(second, TimeRange):
+            if isinstance(first, TimeCue) and isinstance(second, TimeCue):
                 return None
             if joint.groupdict().get("word", "").lower() == "to" and not (
                     _says_when(first, first_text) or _says_when(second, second_text)):
@@ -325,20 +328,20 @@ def find_event_range(question: str,
     return None
 
 
-def _says_when(end: EventAnchor | TimeRange, text: str) -> bool:
+def _says_when(end: EventAnchor | TimeCue, text: str) -> bool:
     """Whether a range end reads as a time or an event in any sentence: a period, a clause,
     a gerund, a day named by a clause (not a noun phrase: "my phone")."""
-    return isinstance(end, TimeRange) or bool(_CLAUSE_END.match(text)
-                                              or _DAY_OF_A_CLAUSE.match(text))
+    return isinstance(end, TimeCue) or bool(_CLAUSE_END.match(text)
+                                            or _DAY_OF_A_CLAUSE.match(text))
 
 
-def _range_end(end: str, text: str, span: tuple[int, int],
-               period: Callable[[str], TimeRange | None]) -> EventAnchor | TimeRange | None:
-    """One end of a range (``text`` the question's words of the whole range): the period it
-    names, an event, or None."""
+def _range_end(end: str, at: int, text: str, span: tuple[int, int],
+               period: Callable[[str], TimeCue | None]) -> EventAnchor | TimeCue | None:
+    """One end of a range (``end`` from ``at`` in the question; ``text`` the question's
+    words of the whole range): the time cue it is, an event, or None."""
     when = period(end)
     if when is not None:
-        return when
+        return replace(when, span=(at, at + len(end)))
     if _NOT_AN_EVENT.match(end) or not content_words(end):
         return None
     if not (_CLAUSE_END.match(end) or _DAY_OF_A_CLAUSE.match(end)
@@ -346,6 +349,32 @@ def _range_end(end: str, text: str, span: tuple[int, int],
         return None
     return EventAnchor(phrase=_DAY_OF_A_CLAUSE.sub("", end), relation="between", text=text,
                        span=span)
+
+
+# Time cues that name one of many: a holiday, a month, a season, a weekday, a day of a month
+# without its year ("Christmas", "May", "the summer", "Monday", "3 May"). As the end of a range
+# whose other end is an event, the one meant is the one next to the event.
+RECURRING_TIMES = frozenset({"holiday", "month", "month_part", "season", "weekday", "weekend",
+                             "day_month", "month_day", "day_of_month", "nth_weekday",
+                             "quarter"})
+
+
+def time_end_range(cue: TimeCue, event_time: int, *, starts: bool, tz: tzinfo,
+                   country: str | None) -> TimeRange | None:
+    """The range of a range's time end, as read next to its event end: "between the move and
+    Christmas" is the first Christmas from the move on (``starts`` False: the time after the
+    event), "from Easter until I broke my wrist" the last Easter by the fall (``starts``
+    True). A time that names its year or is relative to now ("last week", "2024") keeps the
+    question's reading."""
+    if cue.rule not in RECURRING_TIMES:
+        return cue.range
+    near = datetime.fromtimestamp(event_time, tz).replace(hour=0, minute=0, second=0,
+                                                          microsecond=0)
+    found = period_cue(cue.text, near, country=country, direction="past" if starts else "future")
+    if found is None:  # a month's name alone: as after "in"
+        found = period_cue(f"in {cue.text}", near, country=country,
+                           direction="past" if starts else "future")
+    return found.range if found is not None else cue.range
 
 
 def between_range(moment: int, other: int | TimeRange, tz: tzinfo) -> TimeRange:
@@ -432,6 +461,6 @@ def _midnight(moment: datetime) -> int:
 
 __all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "asks_about_saying",
            "asks_how_many", "between_range", "detect_order", "find_event_anchor",
-           "find_event_range", "is_counting", "lists_since",
+           "find_event_range", "is_counting", "lists_since", "time_end_range",
            "order_words_removed", "question_verbs", "relation_range", "without_counting_words",
            "without_order_words"]

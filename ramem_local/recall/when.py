@@ -9,6 +9,7 @@ from datetime import datetime, tzinfo
 
 from ..errors import InputError
 from ..timebounds import check_bounds, unix_seconds
+from ..types import TimeCue
 
 
 def parse_when(value: str | int | float | datetime, tz: tzinfo) -> int:
@@ -89,14 +90,25 @@ def period_of(text: str, tz: tzinfo, *, country: str | None = None,
         return None  # an ISO day or moment: parse_when's
     except ValueError:
         pass
+    cue = period_cue(stripped, now or datetime.now(tz), country=country)
+    if cue is None or cue.range is None:
+        return None
+    return cue.range.start, cue.range.end
+
+
+def period_cue(text: str, now: datetime, *, country: str | None = None,
+               direction: str = "past") -> TimeCue | None:
+    """The one time cue that ``text`` is as a whole (words like "in" and "the" around it
+    aside), grounded relative to ``now`` in ``direction`` ("past": the latest "Christmas"
+    by then, "future": the next); None when the text is no cue or more than one."""
     from .time import detect_cues
 
-    cues = [cue for cue in detect_cues(stripped, now or datetime.now(tz), country=country)
+    stripped = text.strip()
+    cues = [cue for cue in detect_cues(stripped, now, direction=direction, country=country)
             if cue.range is not None]
     if len(cues) != 1:
         return None
     cue = cues[0]
     if _AROUND_A_PERIOD.sub("", stripped[:cue.span[0]] + " " + stripped[cue.span[1]:]):
         return None
-    assert cue.range is not None
-    return cue.range.start, cue.range.end
+    return cue
