@@ -242,6 +242,6 @@ def _combine_after_before(match: re.Match[str], anchors: list[Days], ctx: _Conte
     (first_start, first_end), (second_start, second_end) = anchors
     if first_end < second_start:
         return first_end, second_start
-    return min(first_start, second_start), max(first_end, second_end)
+    return _combine_between(match, anchors, ctx)
 
 
