@@ -226,6 +226,11 @@ def _combine_deadline(match: re.Match[str], anchors: list[Days], ctx: _Context) 
     joiner=r"\s+(?:until|till|up\s+to|up\s+until)\s+",
 )
 def _combine_between(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    return _spanning(anchors)
+
+
+def _spanning(anchors: list[Days]) -> Days:
+    """From the first day of either anchor to the last day of either."""
     (first_start, first_end), (second_start, second_end) = anchors
     return min(first_start, second_start), max(first_end, second_end)
 
@@ -239,9 +244,9 @@ def _combine_between(match: re.Match[str], anchors: list[Days], ctx: _Context) -
 def _combine_after_before(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
     """"after X and before Y": from X's end to Y's start (both excluded), as between when
     they overlap."""
-    (first_start, first_end), (second_start, second_end) = anchors
+    (_, first_end), (second_start, _) = anchors
     if first_end < second_start:
         return first_end, second_start
-    return _combine_between(match, anchors, ctx)
+    return _spanning(anchors)
 
 
