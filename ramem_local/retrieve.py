@@ -343,38 +343,37 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
     anchor = frame.anchor
     assert anchor is not None
     events = [anchor] + ([frame.other_end] if isinstance(frame.other_end, EventAnchor) else [])
-    find = partial(find_anchor_memory, store, embedder, frame=frame, settings=settings,
-                   conversation_id=conversation_id, trace=trace)
     for event in events:
-        if not find(event):
+        if not find_anchor_memory(store, embedder, event, frame=frame, settings=settings,
+                                  conversation_id=conversation_id):
             frame.guard = "no_filter"
             frame.guard_reason = f"the event {event.phrase!r} was not found: no time filter"
             return
-    if len(events) == 2:
-        # Two events bound one range: an end the search was not sure of is the candidate
-        # nearest the other end, not the one nearest the reference time (a range between
-        # two events spans weeks, rarely years).
-        sure = [event for event in events if event.confident]
-        for event in events:
-            if not event.confident and sure:
-                trace.notes = [note for note in trace.notes
-                               if not note.startswith(f"event {event.phrase!r}:")]
-                find(event, near=sure[0].time)
+    for event in events:
+        if not event.confident:
+            # Two events bound one range: an end the search was not sure of is the
+            # candidate nearest the other end, when that one is sure (a range between two
+            # events spans weeks, rarely years); else the one nearest the reference time.
+            other = next((end for end in events if end is not event and end.confident), None)
+            near = other.time if other is not None else None
+            event.memory_id = unsure_anchor(event.candidates, frame.reference_time, near)
+            event.time = event.candidates[event.memory_id]
+            which = "before the reference time" if near is None else "the range's other end"
+            trace.notes.append(f"event {event.phrase!r}: {len(event.candidates)} close "
+                               f"candidates at different times; using the one nearest {which}")
     _apply_anchor_range(frame, anchor, store)
 
 
 def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnchor, *,
                        frame: RecallFrame, settings: RetrievalSettings,
-                       conversation_id: int | None, trace: Trace,
-                       near: int | None = None) -> bool:
-    """Find the memory of the event ``anchor`` names and set its ``memory_id``, ``time``
-    and ``confident``; False when none is found.
+                       conversation_id: int | None) -> bool:
+    """Find the memory of the event ``anchor`` names and set its ``memory_id``, ``time``,
+    ``confident`` and ``candidates``; False when none is found.
 
     The anchor is the best report (not the assistant's, not a question, sharing a word with
     the phrase) of the content list of the anchor phrase. When another report at a different
-    day fuses less than one rank step below it, the search is not confident: the one nearest
-    before the reference time is used (nearest ``near``, when given), and the trace says
-    so."""
+    day fuses less than one rank step below it, the search is not confident: every such
+    report is a candidate, and the caller chooses among them (``unsure_anchor``)."""
     vector = question_vector(store, embedder, anchor.phrase, settings, conversation_id) \
         if embedder is not None else None
     if vector is not None and settings.centre_query:
@@ -393,16 +392,9 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     step = 1 / (settings.kappa + 1) - 1 / (settings.kappa + 2)
     close = [row for row in reports[1:] if (row.rrf or 0) > (best.rrf or 0) - step
              and abs(happened[row.id] - happened[best.id]) >= DAY]
-    if close:
-        candidates = {row.id: happened[row.id] for row in [best, *close]}
-        anchor.memory_id = unsure_anchor(candidates, frame.reference_time, near)
-        anchor.confident = False
-        which = "before the reference time" if near is None else "the range's other end"
-        trace.notes.append(f"event {anchor.phrase!r}: {len(close) + 1} close candidates at "
-                           f"different times; using the one nearest {which}")
-    else:
-        anchor.memory_id = best.id
-    anchor.time = happened[anchor.memory_id]
+    anchor.memory_id, anchor.time = best.id, happened[best.id]
+    anchor.confident = not close
+    anchor.candidates = {row.id: happened[row.id] for row in [best, *close]} if close else {}
     return True
 
 

@@ -256,6 +256,9 @@ class EventAnchor:
     memory_id: int | None = None  # the anchor memory found (None: not found)
     time: int | None = None  # its event time, else when it was said
     confident: bool = True
+    # Not confident: the reports that fused alike at different times {memory id: when it
+    # happened}, among which ``memory_id`` was chosen.
+    candidates: dict[int, int] = field(default_factory=dict)
 
 
 @dataclass

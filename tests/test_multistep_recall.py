@@ -372,6 +372,23 @@ def test_an_event_the_search_is_unsure_of_is_the_one_nearest_the_ranges_other_en
     assert unsure_anchor(parties, _ts("2022-12-01 00:00"), near=None) == 5  # none before
 
 
+
+def test_an_unsure_end_of_a_range_between_events_is_taken_next_to_the_other_end(memory):
+    """"The shakshuka I cooked" reads alike in January and May ("Cooked shakshuka for …");
+    next to the cat (4 March, found surely) it is January's, though May's is nearer the
+    reference time."""
+    response = memory.search("Which films did I watch between the shakshuka I cooked and "
+                             "adopting the cat?", as_of="2023-08-01")
+    frame = response.trace.frame
+    assert frame.anchor is not None and frame.anchor.confident is False
+    assert len(frame.anchor.candidates) >= 2
+    assert frame.time_range is not None
+    assert (frame.time_range.start, frame.time_range.end) == (
+        _ts("2023-01-14 00:00"), _ts("2023-03-05 00:00"))
+    notes = [n for n in response.trace.notes if n.startswith("event 'the shakshuka I cooked'")]
+    assert len(notes) == 1 and "nearest the range's other end" in notes[0]
+    assert "Watched Night Harbor with Chloe" in _contents(response)[0]
+
 def test_an_event_the_bank_does_not_hold_sets_no_time_filter(memory):
     response = memory.search("What did I eat after the job interview at Brightwell?",
                              as_of="2023-08-01")
