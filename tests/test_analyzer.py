@@ -300,6 +300,69 @@ def test_an_event_naming_another_event_is_refused():
     assert outcome.frame.llm_proposal["event_reason"].startswith("refused: ")
 
 
+RANGE_BETWEEN_EVENTS = "What did Caroline do between adopting the cat and the move to Boston?"
+
+
+def test_an_event_naming_both_ends_of_a_range_is_refused():
+    """One phrase for both events would find either; each end keeps the question's words."""
+    deterministic = frame_for(RANGE_BETWEEN_EVENTS)
+    assert (deterministic.anchor.phrase, deterministic.other_end.phrase) == (
+        "adopting the cat", "the move to Boston")
+
+    outcome = analyze(RANGE_BETWEEN_EVENTS,
+                      proposal(event="adopting the cat and the move to Boston"))
+
+    assert outcome.frame.anchor.phrase == "adopting the cat"
+    assert outcome.frame.llm_proposal["event_accepted"] is False
+    assert outcome.frame.llm_proposal["event_reason"] == (
+        "refused: names the range's other end 'the move to Boston'")
+
+
+def test_an_event_tidying_one_end_of_a_range_is_accepted():
+    outcome = analyze(RANGE_BETWEEN_EVENTS, proposal(event="adopted the cat"))
+    assert outcome.frame.anchor.phrase == "adopted the cat"
+    assert outcome.frame.other_end.phrase == "the move to Boston"
+
+
+def test_an_event_may_share_a_word_with_both_ends_when_it_names_one():
+    """"the hike up Hawk Hill" and "the hike up Eagle Ridge" share "hike": only a word of
+    the other end alone refuses."""
+    question = "What did Caroline cook between the hike up Hawk Hill and the hike up Eagle Ridge?"
+    assert frame_for(question).other_end.phrase == "the hike up Eagle Ridge"
+
+    outcome = analyze(question, proposal(event="hike up Hawk Hill"))
+
+    assert outcome.frame.anchor.phrase == "hike up Hawk Hill"
+    assert outcome.frame.llm_proposal["event_accepted"] is True
+
+
+@pytest.mark.parametrize(
+    "need",
+    [
+        "What did Caroline do after the move to Boston",  # the other end
+        "What did Caroline do after adopting the cat",  # the anchor
+    ],
+)
+def test_a_need_naming_an_end_of_a_range_between_events_is_refused(need):
+    outcome = analyze(RANGE_BETWEEN_EVENTS, proposal(need=need))
+    assert outcome.frame.need == frame_for(RANGE_BETWEEN_EVENTS).need == "What did Caroline do?"
+    assert outcome.frame.llm_proposal["need_accepted"] is False
+
+
+def test_a_need_naming_the_event_a_count_runs_since_is_refused():
+    """"How many times did Caroline go hiking since she moved to Boston?" counts hikes, not
+    the move's memories: the model may not put the move back."""
+    question = "How many times did Caroline go hiking since she moved to Boston?"
+    assert "moved" not in frame_for(question).need
+
+    refused = analyze(question, proposal(need="Caroline hiking since she moved to Boston"))
+    accepted = analyze(question, proposal(need="Caroline hiking trips"))
+
+    assert refused.frame.llm_proposal["need_accepted"] is False
+    assert accepted.frame.llm_proposal["need_accepted"] is True
+    assert accepted.frame.need == "Caroline hiking trips"
+
+
 def test_an_event_without_a_deterministic_anchor_is_recorded_not_used():
     outcome = analyze("What is Caroline's job?", proposal(event="started the new job"))
 

@@ -18,12 +18,15 @@ anchor is there at all, and disagreements go in the record:
   change it; a proposal that differs from it (another order, or an order where none fired) is
   recorded as a disagreement;
 - the proposed event phrase replaces the anchor's phrase (what finds the anchor memory) only
-  when the deterministic anchor fired and the two share a content word; otherwise it is
-  recorded and not used;
+  when the deterministic anchor fired and the two share a content word, and, in a range
+  between two ends ("between adopting the cat and the move"), it names no word of the other
+  end that the anchor's phrase lacks; otherwise it is recorded and not used;
 - persons must be participants of the bank (``text.canonical_person``), and participants are
   never locations or entities;
 - the proposed need replaces the question as the retrieval query only when it shares a content
-  word with the question.
+  word with the question and does not put back an event the deterministic need leaves out
+  (the event of "the day after <event>", an end of a range between events, the event a count
+  since it starts from).
 
 Every decision lands in ``RecallFrame.llm_proposal``: ``proposal`` (the model's JSON, or None),
 ``accepted`` (whether the model's range became the frame's range), ``reason``,
@@ -47,7 +50,7 @@ from datetime import date, datetime, timedelta, tzinfo
 from ..protocols import LLM
 from ..schemas import array, enum, nullable, obj, string
 from ..text import canonical_person, content_words
-from ..types import DAY, LLMCall, RecallFrame, TimeRange
+from ..types import DAY, EventAnchor, LLMCall, RecallFrame, TimeRange
 from .question_kinds import (
     EARLIEST,
     LATEST,
@@ -207,13 +210,26 @@ def _without_form_words(need: str, frame: RecallFrame) -> str:
 
 
 def _names_the_anchor(need: str, frame: RecallFrame) -> bool:
-    """Whether a proposed need puts back the other event of "the day after <event>": its
-    words would pull the event's own day first (``frame.build_frame`` cuts them)."""
+    """Whether a proposed need puts back an event the deterministic need leaves out
+    (``frame.build_frame``): the event of "the day after <event>", either end of a range
+    between two events, the event a count since it starts from. Its words would pull the
+    event's own day first, or count its memories."""
     anchor = frame.anchor
-    if anchor is None or anchor.relation in OPEN_RELATIONS:
+    if anchor is None or (anchor.relation in OPEN_RELATIONS and not frame.counting):
         return False
-    event = set(content_words(anchor.phrase))
-    return bool(event) and event <= set(content_words(need))
+    held = set(content_words(need))
+    for event in _event_ends(frame):
+        words = set(content_words(event.phrase))
+        if words and words <= held:
+            return True
+    return False
+
+
+def _event_ends(frame: RecallFrame) -> list[EventAnchor]:
+    """The events the question's time is given by: the anchor, and the other end of a range
+    between two events."""
+    ends = [frame.anchor, frame.other_end]
+    return [end for end in ends if isinstance(end, EventAnchor)]
 
 
 def _on_topic(need: str, question: str) -> bool:
@@ -305,9 +321,24 @@ def _merge_event(frame: RecallFrame, proposal: dict) -> dict:
     if not set(content_words(event)) & set(content_words(anchor.phrase)):
         reason = f"refused: shares no content word with the anchor phrase {anchor.phrase!r}"
         return {"event_accepted": False, "event_reason": reason}
+    other_end = _other_end_text(frame)
+    other_words = set(content_words(other_end)) - set(content_words(anchor.phrase))
+    if other_words & set(content_words(event)):
+        reason = f"refused: names the range's other end {other_end!r}"
+        return {"event_accepted": False, "event_reason": reason}
     reason = f"accepted: replaces the anchor phrase {anchor.phrase!r}"
     anchor.phrase = event
     return {"event_accepted": True, "event_reason": reason}
+
+
+def _other_end_text(frame: RecallFrame) -> str:
+    """The words of a range's other end ("the move" in "between adopting the cat and the
+    move", "Christmas" in "between the move and Christmas"); "" without one. A proposed anchor
+    phrase naming it would find the other end's memory, or both."""
+    other = frame.other_end
+    if other is None:
+        return ""
+    return other.phrase if isinstance(other, EventAnchor) else other.text
 
 
 # --------------------------------------------------------------------------- time range
