@@ -345,6 +345,23 @@ def test_what_have_i_done_since_an_event_lists_every_report_since(memory):
                                                      "Hiked"]
 
 
+def test_a_real_analyzer_cannot_put_the_event_back_into_a_count_since_it(memory, qwen):
+    """Qwen2.5-Coder-0.5B (greedy, 2026-12-04) proposes the need "I went hiking since I
+    adopted the cat"; taken as it was, the count held "Adopted a grey cat" (5 instead of 4).
+    The analyzer keeps the deterministic need, which leaves the event out."""
+    from ramem_local.recall.analyzer import analyze_question
+
+    question = "How many times did I go hiking since I adopted the cat?"
+    frame = memory.frame(question, as_of="2023-08-01")
+    outcome = analyze_question(qwen, frame, tz=memory.tz,
+                               participants=memory.store.participants(None),
+                               timeline=memory.store.timeline(None))
+    response = memory.search(question, frame=outcome.frame)
+    counted = [c.memory.content for c in response.results if c.list_name == "counted"]
+    assert response.count == 4 == len(counted)
+    assert not any("cat" in text for text in counted)
+
+
 def test_a_range_between_two_events_reads_in_search_and_json(bank):
     question = "What did I do between adopting the cat and the hike up Hawk Hill?"
     printed = CliRunner().invoke(cli, ["--db", str(bank), "search", question, "-k", "3"])
