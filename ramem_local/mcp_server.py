@@ -79,7 +79,8 @@ def build_server(memory: Memory) -> Any:
 
     @server.tool(description="Find the memories that answer a question, episode-compatible ones "
                              "first ('What did I do last weekend?', 'When did I last ...', "
-                             "'How many times ...'). `as_of` sets 'now' for relative times, "
+                             "'How many times ...', 'between the move and the wedding'). "
+                             "`as_of` sets 'now' for relative times, "
                              "and nothing written after it is returned. `k`: how many "
                              f"memories (1-{MAX_K}; default: the user's ramem config `k`). "
                              "Returns memories with their session/event times and people, how "
@@ -165,5 +166,5 @@ def _chosen_k(k: int | None, memory: Memory) -> int:
 
 def _frame_summary(frame: dict[str, Any]) -> dict[str, Any]:
     keys = ("need", "reference_time", "cues", "time_range", "widened_range", "guard",
-            "guard_reason", "persons", "order", "counting", "anchor", "as_of")
+            "guard_reason", "persons", "order", "counting", "anchor", "other_end", "as_of")
     return {key: frame[key] for key in keys}

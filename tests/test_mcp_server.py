@@ -77,6 +77,9 @@ def test_an_assistant_remembers_recalls_and_forgets_through_mcp(tmp_path, minilm
             seen["count"] = payload(await client.call_tool("recall", {
                 "question": "How many times did I go hiking in May 2024?",
                 "as_of": "2024-07-01"}))
+            seen["between"] = payload(await client.call_tool("recall", {
+                "question": "What did I do between hiking to Eagle Lake and the green curry "
+                            "for Tom's birthday?", "as_of": "2024-07-01"}))
             seen["before_curry"] = payload(await client.call_tool("recall", {
                 "question": "Cooked a green curry", "k": 5, "as_of": "2024-06-01"}))
             seen["timeline"] = payload(await client.call_tool("timeline", {
@@ -107,6 +110,12 @@ def test_an_assistant_remembers_recalls_and_forgets_through_mcp(tmp_path, minilm
     assert recalled["extraction_pending"] == 0
     assert seen["count"]["count"] == 1 and seen["count"]["frame"]["counting"]
     assert recalled["count"] is None
+    between = seen["between"]["frame"]
+    assert (between["anchor"]["relation"], between["anchor"]["phrase"]) == (
+        "between", "hiking to Eagle Lake")
+    assert between["other_end"]["phrase"] == "the green curry for Tom's birthday"
+    assert between["other_end"]["time"].startswith("2024-06-15")
+    assert between["time_range"]["start"].startswith("2024-05-04")
     assert "green curry" not in json.dumps(seen["before_curry"]["memories"])  # as_of: written later
     assert timeline_contents(seen["timeline"]) == ["me: Cooked a green curry for Tom's birthday."]
     assert "no LLM is configured" in seen["ask"]
