@@ -361,6 +361,9 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
             which = "before the reference time" if near is None else "the range's other end"
             trace.notes.append(f"event {event.phrase!r}: {len(event.candidates)} close "
                                f"candidates at different times; using the one nearest {which}")
+    if len(events) == 2 and events[0].memory_id == events[1].memory_id:
+        trace.notes.append(f"both ends of the range are memory [{anchor.memory_id}]: the range "
+                           "is its day alone")
     _apply_anchor_range(frame, anchor, store)
 
 

@@ -345,6 +345,19 @@ def test_what_have_i_done_since_an_event_lists_every_report_since(memory):
                                                      "Hiked"]
 
 
+def test_a_range_whose_two_ends_find_one_memory_says_so(memory):
+    """"adopting the cat" and "naming Pixel" are one report: the range is its day, and the
+    trace says why it is so short."""
+    response = memory.search("What did I do between adopting the cat and naming Pixel?",
+                             as_of="2023-08-01")
+    frame = response.trace.frame
+    assert frame.anchor.memory_id == frame.other_end.memory_id
+    assert (frame.time_range.start, frame.time_range.end) == (
+        _ts("2023-03-04 00:00"), _ts("2023-03-05 00:00"))
+    assert any(note.startswith(f"both ends of the range are memory [{frame.anchor.memory_id}]")
+               for note in response.trace.notes)
+
+
 def test_a_real_analyzer_cannot_put_the_event_back_into_a_count_since_it(memory, qwen):
     """Qwen2.5-Coder-0.5B (greedy, 2026-12-04) proposes the need "I went hiking since I
     adopted the cat"; taken as it was, the count held "Adopted a grey cat" (5 instead of 4).
