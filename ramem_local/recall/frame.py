@@ -25,7 +25,7 @@ from .question_kinds import (
     without_order_words,
 )
 from .time import detect_cues, impossible_dates, is_recent_cue, question_range, recent_window
-from .when import period_cue
+from .when import range_end_cue
 
 DEFAULT_BUFFER_DAYS = SearchDefaults.buffer_days
 # "recently" / "lately" / "these days" as a preference for the last N days before the
@@ -171,12 +171,10 @@ def build_frame(
 
 def _period_reader(reference: datetime,
                    country: str | None) -> Callable[[str], TimeCue | None]:
-    """The time cue a range end is as a whole ("Christmas", "May 2024"), read as the
-    question's time cues read it; a month or season alone as after "in" ("until May": a
-    month's name alone is no cue, it can be a verb)."""
+    """The time cue a range end is as a whole (``when.range_end_cue``), read as the
+    question's time cues read it, relative to the reference time."""
     def period(text: str) -> TimeCue | None:
-        found = (period_cue(text, reference, country=country)
-                 or period_cue(f"in {text}", reference, country=country))
+        found = range_end_cue(text, reference, country=country)
         return replace(found, text=text) if found is not None else None
     return period
 

@@ -44,7 +44,7 @@ from datetime import datetime, timedelta, tzinfo
 
 from ..text import content_words
 from ..types import EventAnchor, TimeCue, TimeRange
-from .when import period_cue
+from .when import range_end_cue
 
 _FLAGS = re.IGNORECASE
 
@@ -300,11 +300,10 @@ def find_event_range(question: str,
     cat until Lena's wedding?"): each an :class:`EventAnchor` (relation ``"between"``, its
     phrase what finds the event's memory) or the time cue an end is as a whole (``period``:
     "Christmas", "May 2024"; its span where it stands in the question). None when both ends
-    are times (a date
-    range: ``recall.time`` reads it), when an end is neither (a bare name: "from Leeds to
-    York"), for a choice or a place ("choose between", "sat between"), and in a question
-    about the present or a plan. "from ... to" also needs an end that is a time, a clause or
-    a gerund: "What did I send from my phone to my laptop?" names no events."""
+    are times (a date range: ``recall.time`` reads it), when an end is neither (a bare name:
+    "from Leeds to York"), for a choice or a place ("choose between", "sat between"), and in
+    a question about the present or a plan. "from ... to" also needs an end that is a time,
+    a clause or a gerund: "What did I send from my phone to my laptop?" names no events."""
     if _NOT_PAST.match(question):
         return None
     for opener in RANGE_OPENER.finditer(question):
@@ -374,10 +373,8 @@ def time_end_range(cue: TimeCue, event_time: int, *, starts: bool, tz: tzinfo,
         return cue.range
     near = datetime.fromtimestamp(event_time, tz).replace(hour=0, minute=0, second=0,
                                                           microsecond=0)
-    found = period_cue(cue.text, near, country=country, direction="past" if starts else "future")
-    if found is None:  # a month's name alone: as after "in"
-        found = period_cue(f"in {cue.text}", near, country=country,
-                           direction="past" if starts else "future")
+    found = range_end_cue(cue.text, near, country=country,
+                          direction="past" if starts else "future")
     return found.range if found is not None else cue.range
 
 

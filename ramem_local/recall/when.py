@@ -112,3 +112,12 @@ def period_cue(text: str, now: datetime, *, country: str | None = None,
     if _AROUND_A_PERIOD.sub("", stripped[:cue.span[0]] + " " + stripped[cue.span[1]:]):
         return None
     return cue
+
+
+def range_end_cue(text: str, now: datetime, *, country: str | None = None,
+                  direction: str = "past") -> TimeCue | None:
+    """The time cue the end of a range is as a whole ("Christmas", "May 2024", as
+    ``period_cue``), and a month or season alone as after "in" ("until May": a month's name
+    alone is no cue, it can be a verb)."""
+    return (period_cue(text, now, country=country, direction=direction)
+            or period_cue(f"in {text}", now, country=country, direction=direction))
