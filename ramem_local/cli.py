@@ -40,6 +40,7 @@ from .render import (
     extraction_summary,
     forget_dict,
     forget_lines,
+    hanging,
     memory_dict,
     queue_lines,
     reading_lines,
@@ -727,7 +728,7 @@ def ask(context: Context, question: str, k: int | None, as_of: str | None, mode:
         if cited_candidate is None:
             continue
         record = cited_candidate.memory
-        click.echo(f"  [{record.id}] {record.content}")
+        click.echo(hanging(f"  [{record.id}] ", record.content))
         click.echo(f"      session {span_text(record.session_start, record.session_end, tz)}"
                    f" · turns {', '.join(record.source_turns)}")
     if answer.abstained and answer.reasoning:
@@ -749,8 +750,8 @@ def list_command(context: Context, limit: int, offset: int, conversation: str | 
         _echo_json({"memories": [memory_dict(r, memory.tz) for r in records]})
         return
     for record in records:
-        click.echo(f"[{record.id}] {span_text(record.session_start, record.session_end, memory.tz)}"
-                   f" {record.content}")
+        span = span_text(record.session_start, record.session_end, memory.tz)
+        click.echo(hanging(f"[{record.id}] {span} ", record.content))
 
 
 @cli.command()

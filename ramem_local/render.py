@@ -211,6 +211,13 @@ def answer_dict(answer: Answer, tz: tzinfo) -> dict:
     }
 
 
+def hanging(prefix: str, text: str) -> str:
+    """``prefix`` then ``text``, its later lines indented under its first: a memory of
+    several lines (a journal day's paragraph) stays inside its entry of a listing."""
+    indent = "\n" + " " * len(prefix)
+    return prefix + indent.join(text.splitlines() or [""])
+
+
 def candidate_lines(candidate: Candidate, rank: int, tz: tzinfo) -> list[str]:
     memory = candidate.memory
     where = f"session {span_text(memory.session_start, memory.session_end, tz)}"
@@ -221,7 +228,7 @@ def candidate_lines(candidate: Candidate, rank: int, tz: tzinfo) -> list[str]:
     if candidate.tier is not None:
         origin += f", tier {candidate.tier}"
     return [
-        f"{rank:>2}. [{memory.id}] {memory.content}",
+        hanging(f"{rank:>2}. [{memory.id}] ", memory.content),
         f"    {where} · {memory.conversation} · turns {turns} · {origin} · "
         f"{placement_text(candidate)}",
     ]
@@ -361,7 +368,7 @@ def forget_lines(report: ForgetReport, tz: tzinfo) -> list[str]:
     if report.dry_run:
         for record in report.shown:
             span = span_text(record.session_start, record.session_end, tz)
-            lines.append(f"  [{record.id}] {span} {record.content}")
+            lines.append(hanging(f"  [{record.id}] {span} ", record.content))
         hidden = len(report.memory_ids) - len(report.shown)
         if hidden > 0:
             lines.append(f"  ... and {hidden} more")
@@ -393,5 +400,5 @@ def timeline_lines(days: list[TimelineDay], tz: tzinfo) -> list[str]:
                          f"{started.strftime('%Y-%m-%d %H:%M')}")
             for entry in session.entries:
                 said = datetime.fromtimestamp(entry.said_at, tz=tz).strftime("%H:%M")
-                lines.append(f"    {said} [{entry.memory.id}] {entry.memory.content}")
+                lines.append(hanging(f"    {said} [{entry.memory.id}] ", entry.memory.content))
     return lines

@@ -295,6 +295,25 @@ def test_add_at_date_then_list_shows_it_in_that_session(bank):
     assert datetime.fromisoformat(memory["session_start"]).date().isoformat() == "2023-05-08"
 
 
+def test_a_memory_of_several_lines_stays_inside_its_entry_of_every_listing(bank, tmp_path):
+    journal = tmp_path / "journal.md"
+    journal.write_text("## 2026-02-14\nWent hiking at Eagle Ridge with Tom.\n"
+                       "Saw Past Lives at home.\n", encoding="utf-8")
+    ok(ramem("--db", bank, "import", "markdown", journal))
+    listings = {
+        "search": ramem("--db", bank, "search", "Eagle Ridge"),
+        "list": ramem("--db", bank, "list"),
+        "timeline": ramem("--db", bank, "timeline"),
+        "forget": ramem("--db", bank, "forget", "--person", "Tom", "--dry-run"),
+    }
+    for command, result in listings.items():
+        lines = ok(result).stdout.splitlines()
+        first = next(i for i, line in enumerate(lines) if "Went hiking at Eagle Ridge" in line)
+        second = lines[first + 1]
+        assert second.strip() == "Saw Past Lives at home.", command
+        assert len(second) - len(second.lstrip()) == lines[first].index("me: "), command
+
+
 def test_time_only_search_says_by_time_where_no_list_scored_a_memory(bank):
     for day in ("2026-11-15", "2026-11-16"):
         ok(ramem("--db", bank, "add", f"Went to the market on {day} and bought pears",
