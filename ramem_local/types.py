@@ -251,6 +251,7 @@ class EventAnchor:
     phrase: str  # what the anchor memory is found by ("I adopted the cat")
     relation: str  # "day_after", "week_before", "since", "after", "before", "until",
     # "between" (one end of a range whose other end is ``RecallFrame.other_end``), ...
+    # (``question_kinds.relation_range``)
     text: str  # the question's words that say it ("the day after I adopted the cat")
     span: tuple[int, int]
     memory_id: int | None = None  # the anchor memory found (None: not found)

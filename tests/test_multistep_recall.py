@@ -20,6 +20,7 @@ from ramem_local import Memory
 from ramem_local.cli import cli
 from ramem_local.errors import InputError
 from ramem_local.retrieve import RetrievalSettings
+from ramem_local.types import TimeRange
 
 pytestmark = pytest.mark.real_model
 
@@ -137,6 +138,26 @@ def test_the_day_after_an_event_is_found_through_the_event(memory):
     assert anchor is not None and anchor.memory_id is not None
     assert "Adopted a grey cat" in memory.get(anchor.memory_id).content
     assert "Made pancakes for breakfast while Pixel" in _contents(response)[0]
+
+
+@pytest.mark.parametrize(("question", "last_day", "first_two"), [
+    ("What did I cook right after I adopted the cat?", "2023-03-06",
+     {"Made pancakes for breakfast while Pixel"}),
+    ("What did I cook shortly after I adopted the cat?", "2023-03-12",
+     {"Made pancakes for breakfast while Pixel", "Made shakshuka at home with Leo"}),
+])
+def test_right_and_shortly_after_an_event_are_days_next_to_it(memory, question, last_day,
+                                                              first_two):
+    """As "the day after" and "the week before" are, not all time after or before it with the
+    event's words in the query (before 2026-12-04 "right after I adopted the cat" listed the
+    adoption itself first)."""
+    response = memory.search(question, as_of="2023-08-01")
+    frame = response.trace.frame
+    assert frame.need == "What did I cook?"
+    assert frame.time_range == TimeRange(_ts("2023-03-05"), _ts(last_day))
+    top = _contents(response)[:len(first_two)]
+    assert all(any(text in content for content in top) for text in first_two)
+    assert not any("Adopted a grey cat" in content for content in top)
 
 
 def _ts(text: str) -> int:

@@ -142,6 +142,23 @@ def test_counting_words_leave_the_need() -> None:
         ("Where did I live before the move?", "the move", "before"),
         ("What did I read until my trip to Porto?", "my trip to Porto", "until"),
         ("Which films have I watched ever since Lena's wedding?", "Lena's wedding", "since"),
+        ("What did I do a month before the wedding?", "the wedding", "month_before"),
+        ("What did I do in the week after I broke my wrist?", "I broke my wrist",
+         "week_after"),
+        ("What did I do during the two weeks before the exam?", "the exam", "weeks_before:2"),
+        # a plural unit without a count: a stretch of the next unit
+        ("What did I do in the days after I adopted the cat?", "I adopted the cat",
+         "week_after"),
+        ("Where did I hike in the weeks before the move?", "the move", "month_before"),
+        ("What did I read in the months after the surgery?", "the surgery", "months_after:3"),
+        # near words: the day or the week next to the event
+        ("What did I do right after I broke my wrist?", "I broke my wrist", "day_after"),
+        ("What did I eat just before the exam?", "the exam", "day_before"),
+        ("Who did I call immediately after the accident?", "the accident", "day_after"),
+        ("What did I do shortly after the move?", "the move", "week_after"),
+        ("What did I buy soon after I moved to Leeds?", "I moved to Leeds", "week_after"),
+        ("Where did I go not long before the wedding?", "the wedding", "week_before"),
+        ("What have I done ever since the move?", "the move", "since"),
     ],
 )
 def test_a_time_given_by_another_event(question: str, phrase: str, relation: str) -> None:
@@ -163,6 +180,8 @@ def test_a_time_given_by_another_event(question: str, phrase: str, relation: str
         "What did I do before 9 June 2023?",  # a date: a time cue, read by recall.time
         "since since since",  # no content word: no event to search for
         "What did I do the week before the the the?",
+        "What did I do right after all?",
+        "Is it just before the exam?",  # the present: no time fixed by the event
     ],
 )
 def test_no_event_anchor(question: str) -> None:
@@ -320,6 +339,7 @@ def _day(text: str) -> int:
         ("weeks_before:2", "2024-02-20", "2024-03-05"),
         ("weekend_after", "2024-03-09", "2024-03-11"),  # 5 March 2024 is a Tuesday
         ("weekend_before", "2024-03-02", "2024-03-04"),
+        ("months_after:3", "2024-03-06", "2024-06-04"),
         ("since", "2024-03-05", "2024-04-02"),
         ("after", "2024-03-05", "2024-04-02"),
         ("before", "2023-01-01", "2024-03-06"),
@@ -343,6 +363,27 @@ def test_since_a_month_ends_at_the_reference_day_not_the_banks_end() -> None:
                         timeline=TimeRange(_day("2020-01-01"), _day("2026-01-01")))
     assert frame.time_range == TimeRange(_day("2023-02-01"), _day("2023-04-12"))
     assert frame.counting
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did I cook a month before the wedding?",
+        "What did I cook in the week after the wedding?",
+        "What did I cook during the days before the wedding?",
+        "What did I cook right after the wedding?",
+        "What did I cook shortly before the wedding?",
+        "What did I cook on the day after the wedding?",
+    ],
+)
+def test_the_words_of_a_relation_leave_the_need(question: str) -> None:
+    """An article, a preposition or a near word left behind ("What did I cook a?") would be
+    searched for as the need's words."""
+    reference = datetime(2024, 4, 1, tzinfo=UTC)
+    frame = build_frame(question, reference_time=int(reference.timestamp()), tz=UTC,
+                        timeline=None)
+    assert frame.anchor is not None and frame.anchor.phrase == "the wedding"
+    assert frame.need == "What did I cook?"
 
 
 def test_an_anchor_question_names_the_event_and_keeps_the_rest_as_need() -> None:

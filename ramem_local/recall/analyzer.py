@@ -54,7 +54,7 @@ from ..types import DAY, EventAnchor, LLMCall, RecallFrame, TimeRange
 from .question_kinds import (
     EARLIEST,
     LATEST,
-    OPEN_RELATIONS,
+    leaves_out_the_event,
     order_words_removed,
     without_counting_words,
 )
@@ -214,8 +214,7 @@ def _names_the_anchor(need: str, frame: RecallFrame) -> bool:
     (``frame.build_frame``): the event of "the day after <event>", either end of a range
     between two events, the event a count since it starts from. Its words would pull the
     event's own day first, or count its memories."""
-    anchor = frame.anchor
-    if anchor is None or (anchor.relation in OPEN_RELATIONS and not frame.counting):
+    if not leaves_out_the_event(frame):
         return False
     held = set(content_words(need))
     for event in _event_ends(frame):

@@ -14,12 +14,12 @@ from datetime import datetime, timedelta, tzinfo
 from ..text import content_words, named_persons
 from ..types import EventAnchor, RecallFrame, SearchDefaults, TimeCue, TimeRange
 from .question_kinds import (
-    OPEN_RELATIONS,
     asks_how_many,
     detect_order,
     find_event_anchor,
     find_event_range,
     is_counting,
+    leaves_out_the_event,
     lists_since,
     without_counting_words,
     without_order_words,
@@ -127,13 +127,11 @@ def build_frame(
             lists_since(question) and _since_range(cues, frame))
     if frame.anchor is not None:
         anchor = frame.anchor
-        if anchor.relation not in OPEN_RELATIONS or frame.counting:
+        if leaves_out_the_event(frame):
             # "What did I cook the day after I adopted the cat?" asks about another day
             # than the cat's: its words would pull the anchor's own day first; so does a
-            # range between two events. An open range ("after the accident", "since I
-            # moved") includes the anchor's day, and what is said about the event there is
-            # often the answer: the words stay, unless the question counts ("How many times
-            # did I hike since I moved to Leeds?" counts hikes, not reports of the move).
+            # range between two events, and a count ("How many times did I hike since I
+            # moved to Leeds?" counts hikes, not reports of the move).
             frame.need = _tidy(question[: anchor.span[0]] + " " + question[anchor.span[1]:])
         frame.guard = "anchor"
         frame.guard_reason = (f"time given by another event: {anchor.text!r} "

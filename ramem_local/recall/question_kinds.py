@@ -43,7 +43,8 @@ from dataclasses import replace
 from datetime import datetime, timedelta, tzinfo
 
 from ..text import content_words
-from ..types import EventAnchor, TimeCue, TimeRange
+from ..types import EventAnchor, RecallFrame, TimeCue, TimeRange
+from .time.vocabulary import NEAR, NEAR_UNIT, STRETCH
 from .when import range_end_cue
 
 _FLAGS = re.IGNORECASE
@@ -222,11 +223,15 @@ _NOT_AN_EVENT = re.compile(
 # Relations of an open range: the anchor's day is inside it.
 OPEN_RELATIONS = frozenset({"since", "after", "before", "until"})
 
+# A preposition and an article before the unit belong to the relation ("in the week after the
+# move", "a month before the wedding"): left in the need they would be searched for.
 RELATIVE_ANCHOR = re.compile(
-    rf"\b(?:the\s+)?(?:{_COUNT}\s+)?{_UNIT}\s+(?P<dir>before|after)\s+{_CLAUSE_START}", _FLAGS)
+    rf"\b(?:(?:in|during|on|over|within)\s+)?(?:(?:the|a|an)\s+)?(?:{_COUNT}\s+)?{_UNIT}\s+"
+    rf"(?P<dir>before|after)\s+{_CLAUSE_START}", _FLAGS)
+# "right after", "just before", "shortly after": a few days next to the event, not all time.
 OPEN_ANCHOR = re.compile(
-    rf"\b(?P<dir>ever\s+since|since|after|before|until|till|up\s+to|up\s+until|prior\s+to)\s+"
-    rf"{_CLAUSE_START}", _FLAGS)
+    rf"\b(?:(?P<near>{NEAR})\s+)?(?P<dir>ever\s+since|since|after|before|until|till|up\s+to|"
+    rf"up\s+until|prior\s+to)\s+{_CLAUSE_START}", _FLAGS)
 
 
 
@@ -255,6 +260,16 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
                                text=question[match.start():match.end()].strip(),
                                span=(match.start(), match.end()))
     return None
+
+
+def leaves_out_the_event(frame: RecallFrame) -> bool:
+    """Whether the question asks about another time than the event that fixes it: "the day
+    after I adopted the cat", "right after the move", a range between two events, a count
+    since an event. Its words then leave the need, and its own memory is no answer. An open
+    range ("after the accident", "since I moved") holds the event's day, and what is said
+    about the event there is often the answer."""
+    anchor = frame.anchor
+    return anchor is not None and (anchor.relation not in OPEN_RELATIONS or frame.counting)
 
 
 # A range between two ends, each an event or a time: "between the move and Christmas", "from
@@ -392,17 +407,25 @@ def _day_of(moment: int, tz: tzinfo) -> TimeRange:
 
 
 def _relation(match: re.Match[str]) -> str:
-    direction = match.group("dir").lower()
+    direction = " ".join(match.group("dir").lower().split())
     groups = match.groupdict()
     if groups.get("unit") is None:
         if "since" in direction:
             return "since"
-        if direction in ("until", "till", "up to", "up until") or direction.startswith("up"):
+        if direction in ("until", "till", "up to", "up until"):
             return "until"
-        return "before" if direction in ("before", "prior to") else "after"
-    unit = groups["unit"].lower().rstrip("s")
+        direction = "before" if direction in ("before", "prior to") else "after"
+        near = " ".join((groups.get("near") or "").lower().split())
+        if near:  # "right after X" as "the day after X", "shortly before X" as "the week before"
+            return f"{NEAR_UNIT[near]}_{direction}"
+        return direction
+    unit_text = groups["unit"].lower()
+    unit = unit_text.rstrip("s")
     if unit in ("morning", "evening", "night"):
         unit = "day"
+    if groups.get("n") is None and unit_text.endswith("s") and unit in STRETCH:
+        unit, count = STRETCH[unit]
+        return f"{unit}_{direction}" if count == 1 else f"{unit}s_{direction}:{count}"
     count_text = " ".join((groups.get("n") or "").lower().split()).removeprefix("a ")
     count = int(count_text) if count_text.isdigit() else _NUMBER.get(count_text, 1)
     if count == 1 or unit == "weekend":
@@ -416,10 +439,10 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
 
     ``day_after``: the next day; ``week_before``: the 7 days before the anchor's day;
     ``weekend_after``: the first Saturday-Sunday after it; ``days_after:3``: the third day
-    after; ``weeks_before:2``: the 14 days before; ``since`` and ``after``: the anchor's day
-    to the reference day; ``before`` and ``until``: the bank's start to the anchor's day, that
-    day included (what happened after or before an event on its own day counts: the event's
-    time of day is rarely known).
+    after; ``weeks_before:2``: the 14 days before; ``since`` and ``after``: the anchor's day to
+    the reference day; ``before`` and ``until``: the bank's start to the anchor's day. The
+    anchor's day is inside every open range: what happened after or before an event on its own
+    day counts, the event's time of day is rarely known.
     """
     day = datetime.fromtimestamp(moment, tz).replace(hour=0, minute=0, second=0, microsecond=0)
     reference_day_end = _midnight(datetime.fromtimestamp(reference_time, tz) + timedelta(days=1))
@@ -462,6 +485,6 @@ def _midnight(moment: datetime) -> int:
 
 __all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "asks_about_saying",
            "asks_how_many", "between_range", "detect_order", "find_event_anchor",
-           "find_event_range", "is_counting", "lists_since", "time_end_range",
-           "order_words_removed", "question_verbs", "relation_range", "without_counting_words",
-           "without_order_words"]
+           "find_event_range", "is_counting", "leaves_out_the_event", "lists_since",
+           "time_end_range", "order_words_removed", "question_verbs", "relation_range",
+           "without_counting_words", "without_order_words"]

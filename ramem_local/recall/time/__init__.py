@@ -153,12 +153,14 @@ weekday_next                next Friday                        first one strictl
 weekday (d)                 Tuesday, on Tuesday                most recent (today if Tuesday)
 weekday_ago                 two Saturdays ago, three Sundays   the Nth most recent such weekday
                             back                               before the reference day
+weekday_before_last         the Monday before last             a week before last Monday
 today                       today, tonight, this morning       today
 yesterday / last_night      yesterday, last night              the day before the reference
 day_before_yesterday        the day before yesterday           two days before
+night_before_last           the night before last              two days before
 tomorrow, day_after_...     tomorrow, the day after tomorrow   one / two days after
 week/weekend/month/year_    this week, last month, next year,  the calendar period containing the
-  this/last/next            last weekend                       reference day, the one before or
+  this/last/next            last weekend, this past weekend    reference day, the one before or
                                                                after ("last weekend" = the weekend
                                                                of last week; "next weekend" = the
                                                                weekend of next week)
@@ -195,6 +197,13 @@ period_before/after/of      the week before 9 June 2023        day: the day befo
                                                                "of": the period containing it
 weekday_before / _after     the Sunday before Oct 25, 2022     that weekday strictly before the
                                                                anchor / first one after it
+stretch_before / _after     the days after May 8, the weeks    a plural unit without a count: a
+                            before 9 June, the months          stretch of the next unit (days: 7
+                            following May 8                    days, weeks: a month, months: 3)
+near_before / near_after    right after May 8, just before     just / right / immediately /
+                            Easter, shortly after Christmas,   directly: the day next to the
+                            not long before May 8              anchor; shortly / soon / not long:
+                                                               the 7 days next to it
 nth_week / nth_weekend      the first weekend of June 2023,    nth week = days 7n-6..7n of the
                             the last week of May, last week    anchor; last week = its last 7
                             of August 2022, the first week of  days; nth weekend = the nth

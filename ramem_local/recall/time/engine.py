@@ -354,11 +354,11 @@ def has_temporal_cue(text: str, *, country: str | None = None) -> bool:
 
 # Rules grounded relative to the reference time ("last Friday", "two weeks ago", "yesterday").
 RELATIVE_RULES = frozenset({
-    "today", "yesterday", "last_night", "day_before_yesterday", "tomorrow",
-    "day_after_tomorrow", "past_n_units", "past_unit", "earlier_this", "later_this",
-    "n_units_ago", "period_before_last", "weekday", "weekend", "month_of_rel_year",
-    "season_of_rel_year", "holiday_of_rel_year", "quarter_of_rel_year", "weekday_ago",
-    "holiday_nearest",
+    "today", "yesterday", "last_night", "day_before_yesterday", "night_before_last",
+    "tomorrow", "day_after_tomorrow", "past_n_units", "past_unit", "earlier_this",
+    "later_this", "n_units_ago", "period_before_last", "weekday", "weekend",
+    "month_of_rel_year", "season_of_rel_year", "holiday_of_rel_year", "quarter_of_rel_year",
+    "weekday_ago", "weekday_before_last", "holiday_nearest",
 })
 
 

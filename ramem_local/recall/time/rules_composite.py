@@ -24,7 +24,7 @@ from .calendar_math import (
 )
 from .reading import _count, _normal_part, _normal_rel, _unit
 from .registry import _composite
-from .vocabulary import _ORDINALS, _WEEKDAYS, NUM, PART, WD
+from .vocabulary import _ORDINALS, _WEEKDAYS, NEAR, NEAR_UNIT, NUM, PART, STRETCH, WD
 
 
 @_composite(
@@ -59,6 +59,35 @@ def _combine_period_around(match: re.Match[str], anchors: list[Days], ctx: _Cont
     if unit == "weekend":
         saturday = _saturday_on_or_after(end)
         return saturday, saturday + timedelta(days=2)
+    return end, _shift(end, unit, 1)
+
+
+@_composite(
+    "stretch_{rel}",
+    r"\bthe\s+(?P<unit>day|week|month)s\s+(?P<rel>before|prior\s+to|after|following)\s+",
+    "unit",
+    expands_to=("stretch_before", "stretch_after"),
+)
+def _combine_stretch_around(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    start, end = anchors[0]
+    unit, count = STRETCH[_unit(match)]
+    if _normal_rel(match.group("rel")) == "before":
+        return _shift(start, unit, -count), start
+    return end, _shift(end, unit, count)
+
+
+@_composite(
+    "near_{rel}",
+    r"\b(?P<near>" + NEAR + r")\s+"
+    r"(?P<rel>before|prior\s+to|after)\s+",
+    "open",
+    expands_to=("near_before", "near_after"),
+)
+def _combine_near(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    start, end = anchors[0]
+    unit = NEAR_UNIT[" ".join(match.group("near").lower().split())]
+    if _normal_rel(match.group("rel")) == "before":
+        return _shift(start, unit, -1), start
     return end, _shift(end, unit, 1)
 
 

@@ -43,6 +43,14 @@ def _ground_weekday_rel(match: re.Match[str], ctx: _Context) -> Days:
     return _single_day(today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1))
 
 
+@_rule("weekday_before_last", r"\b(?:the\s+)?" + WD + r"\s+before\s+last\b", "weekday open",
+       anchor=True)
+def _ground_weekday_before_last(match: re.Match[str], ctx: _Context) -> Days:
+    """"the Monday before last": the Monday a week before last Monday."""
+    weekday, today = _WEEKDAYS.index(match.group("wd").lower()), ctx.today
+    return _single_day(today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 8))
+
+
 @_rule("weekday", r"\b" + WD, "weekday", anchor=True)
 def _ground_weekday(match: re.Match[str], ctx: _Context) -> Days:
     weekday, monday = _WEEKDAYS.index(match.group("wd").lower()), _week_start(ctx.today)
@@ -78,6 +86,7 @@ def _day_word(name: str, pattern: str, offset: int) -> None:
 
 
 _day_word("day_before_yesterday", r"(?:the\s+)?day\s+before\s+yesterday", -2)
+_day_word("night_before_last", r"the\s+night\s+before\s+last", -2)
 _day_word("day_after_tomorrow", r"(?:the\s+)?day\s+after\s+tomorrow", 2)
 _day_word(
     "today", r"(?:today|tonight|this\s+(?:morning|afternoon|evening)|(?:earlier|later)\s+today)", 0
@@ -94,7 +103,7 @@ _PERIOD_UNIT = r"(?P<unit>week|weekend|month|year)\b"
 
 @_rule(
     "{unit}_{rel}",
-    r"\b(?P<rel>this|last|next|previous)\s+" + _PERIOD_UNIT,
+    r"\b(?P<rel>this\s+past|this|last|next|previous)\s+" + _PERIOD_UNIT,
     "unit rel",
     anchor=True,
     expands_to=(

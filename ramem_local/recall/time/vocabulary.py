@@ -122,6 +122,16 @@ QUARTER = (
 )
 _UNITS = "day|week|fortnight|month|quarter|year"
 
+# How near: "right after X" is the day next to X, "shortly before X" the week next to it, as "the
+# day after X" and "the week before X" are, not all time before or after (a time cue,
+# ``rules_composite``, or an event, ``question_kinds``).
+NEAR_UNIT = {"just": "day", "right": "day", "immediately": "day", "directly": "day",
+             "shortly": "week", "soon": "week", "not long": "week"}
+NEAR = "|".join(word.replace(" ", r"\s+") for word in NEAR_UNIT)
+# A plural unit without a count, "in the days after X", is a stretch of the next unit: (unit,
+# how many).
+STRETCH = {"day": ("week", 1), "week": ("month", 1), "month": ("month", 3)}
+
 # Families of trigger words: a rule runs only when every family it needs occurs in the text.
 _FAMILY_WORDS = {
     "month": set(_MONTH_NUMBERS),
