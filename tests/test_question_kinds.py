@@ -11,6 +11,7 @@ import pytest
 
 from ramem_local.recall.frame import build_frame
 from ramem_local.recall.question_kinds import (
+    asks_how_many,
     between_range,
     detect_order,
     find_event_anchor,
@@ -80,7 +81,14 @@ def test_order_words_leave_the_need(question: str, need: str) -> None:
         ("Which films have I watched since February 2023?", True),
         ("What books did Melanie read last year?", True),
         ("Which places did we visit in Italy?", True),
+        ("In May 2026, how many times did I cook?", True),  # "May": the month, not the modal
+        ("Count my hikes in 2026.", True),
+        ("Number of films since March?", True),
+        ("Count the times I went hiking in May.", True),
         # must not fire
+        ("May I ask how often you cook?", False),
+        ("Count on me for the move.", False),
+        ("The number of the house?", False),
         ("How many eggs go in a pancake batter?", False),
         ("Which bus did I take to Porto?", False),
         ("Which trail did I hike last weekend?", False),
@@ -124,6 +132,17 @@ def test_a_plural_which_counts_only_over_a_range() -> None:
 
 def test_counting_words_leave_the_need() -> None:
     assert without_counting_words("How many times did I go hiking?") == "did I go hiking?"
+    assert without_counting_words("Count my hikes in May.") == "hikes in May."
+    assert without_counting_words("Number of films since March?") == "films since March?"
+
+
+@pytest.mark.parametrize("question", ["Count my hikes in May 2024.", "Number of hikes in May 2024?",
+                                      "In May 2024, how many times did I hike?"])
+def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str) -> None:
+    reference = int(datetime(2024, 7, 1, tzinfo=UTC).timestamp())
+    frame = build_frame(question, reference_time=reference, tz=UTC, timeline=None)
+    assert frame.counting and asks_how_many(question)
+    assert frame.time_range == TimeRange(_day("2024-05-01"), _day("2024-06-01"))
 
 
 @pytest.mark.parametrize(
@@ -159,6 +178,7 @@ def test_counting_words_leave_the_need() -> None:
         ("What did I buy soon after I moved to Leeds?", "I moved to Leeds", "week_after"),
         ("Where did I go not long before the wedding?", "the wedding", "week_before"),
         ("What have I done ever since the move?", "the move", "since"),
+        ("In May, what did I cook after the move?", "the move", "after"),  # May: the month
     ],
 )
 def test_a_time_given_by_another_event(question: str, phrase: str, relation: str) -> None:

@@ -110,8 +110,9 @@ def without_order_words(question: str) -> str:
 
 # A question about the present or a plan ("What does John want to do after his career?",
 # "What could I cook after the move?") is not fixed in time by the event it names.
+# "may" only before its subject: "In May, how many times did I cook?" is about the past.
 _NOT_PAST = re.compile(r"^\W*(?:\w+\s+){0,2}?(?:does|do|is|are|will|would|can|could|should|"
-                       r"might|shall|may)\b", _FLAGS)
+                       r"might|shall|may(?=\s+(?:i|we|you|he|she|they|it)\b))\b", _FLAGS)
 
 
 # The verb of a question ("did I *cook*", "the last time I *hiked*"): how it asks, not what it
@@ -167,14 +168,21 @@ def asks_about_saying(question: str) -> bool:
 _NOT_PLURAL = (r"(?!(?:news|series|species|means|lens|physics|politics|economics|"
                r"seconds|minutes|hours|days|weeks|months|years|decades)\b)")
 _PLURAL = _NOT_PLURAL + r"[a-z]+(?:[^siu\W]s|ies|ves|men|people|children)"
-COUNTING_PATTERNS: tuple[re.Pattern[str], ...] = (
+# "Count my hikes in May", "Number of films since March": a command, as a search box takes it.
+_COUNT_COMMAND = r"^\W*(?:count\s+(?:my|the|all|every|our)\b|(?:the\s+)?number\s+of\b)"
+HOW_MANY_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b", _FLAGS),
     re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?(?:did|have|has|had)\s+"
                rf"{_SUBJECT}\b", _FLAGS),
+    re.compile(rf"{_COUNT_COMMAND}\s+(?:\w+\s+)?{_PLURAL}\b", _FLAGS),
+)
+COUNTING_PATTERNS: tuple[re.Pattern[str], ...] = (
+    *HOW_MANY_PATTERNS,
     re.compile(rf"\b(?:which|what)\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?"
                rf"(?:did|have|has|had)\s+{_SUBJECT}\b", _FLAGS),
 )
-_COUNTING_WORDS = re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b", _FLAGS)
+_COUNTING_WORDS = re.compile(rf"\bhow\s+many\s+times\b|\bhow\s+often\b|{_COUNT_COMMAND}",
+                             _FLAGS)
 
 
 def is_counting(question: str) -> bool:
@@ -200,7 +208,7 @@ def lists_since(question: str) -> bool:
 
 def asks_how_many(question: str) -> bool:
     """Whether it asks for a number ("how many", "how often"), not only for a plural list."""
-    return is_counting(question) and any(p.search(question) for p in COUNTING_PATTERNS[:2])
+    return is_counting(question) and any(p.search(question) for p in HOW_MANY_PATTERNS)
 
 
 def without_counting_words(question: str) -> str:
