@@ -98,6 +98,16 @@ GROUNDED = [
     ("on the 8th.", THU, "day_of_month", "2023-05-08", "2023-05-08"),
     ("on the 31st.", THU, "day_of_month", "2023-03-31", "2023-03-31"),
     ("on the 30th of last month", MAR1, "day_of_month", "2023-02-28", "2023-02-28"),
+    ("the 15th of last month", THU, "day_of_month", "2023-04-15", "2023-04-15"),
+    ("on the fifteenth.", THU, "day_of_month", "2023-05-15", "2023-05-15"),
+    # days of a month in words
+    ("the first of May", THU, "day_month", "2023-05-01", "2023-05-01"),
+    ("the twentieth of March", THU, "day_month", "2023-03-20", "2023-03-20"),
+    ("the twenty-first of June 2022", THU, "date_dmy", "2022-06-21", "2022-06-21"),
+    ("May first", THU, "month_day", "2023-05-01", "2023-05-01"),
+    ("March the second", THU, "month_day", "2023-03-02", "2023-03-02"),
+    ("March third, 2022", THU, "date_mdy", "2022-03-03", "2022-03-03"),
+    ("on May thirty first", THU, "month_day", "2022-05-31", "2022-05-31"),
     ("May 8-10", THU, "date_span", "2023-05-08", "2023-05-10"),
     ("8-10 May 2022", THU, "date_span", "2022-05-08", "2022-05-10"),
     ("8 to 10 May 2022", THU, "date_span", "2022-05-08", "2022-05-10"),
@@ -601,6 +611,9 @@ VAGUE = [
 ]
 
 NO_CUE = [
+    "What did I do my first March in Leeds?",  # a day in words before its month takes "of"
+    "Who finished the second of the races?",
+    "When did I first cook it?",
     "May I ask you something?",
     "It may rain",
     "It may rain in the afternoon but we may go out",

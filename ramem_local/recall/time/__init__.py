@@ -73,11 +73,14 @@ date_numeric                3/14/2023, 14.03.2023, 5/8/23      the only reading 
 month_numeric               2023-03, 2023/03, 03/2023          the month ("2011-12", "2019/20":
                                                                no cue, a season of two years;
                                                                "3/2023" needs a preposition)
-day_month / month_day (d)   7 May, 7th of May, May 7           most recent such day
+day_month / month_day (d)   7 May, 7th of May, May 7, the      most recent such day (a day in
+                            first of May, May twenty-first     words before its month takes "of":
+                                                               "my first March in Leeds": no cue)
 date_span (d without year)  May 8-10, 8-10 May 2023, 8 to 10    those days ("and" only after
                             May, between 8 and 10 May 2023     "between": "May 8 and 10" is
                                                                two days)
-day_of_month (d when bare)  on the 8th, the 8th of last month  most recent 8th (or that month's)
+day_of_month (d when bare)  on the 8th, the 8th of last month, most recent 8th (or that month's);
+                            on the fifteenth                   bare only after "on"
 month_year                  May 2023, May, 2023, May of 2023   the month
 month_of_rel_year           March of last year, May this year  the month in that year
 month_last/this/next        last May / this May / next May     last: most recent May strictly

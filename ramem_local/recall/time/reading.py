@@ -28,6 +28,7 @@ from .vocabulary import (
     _UNIT_WORDS,
     _WORD,
     _YEAR_PREPOSITIONS,
+    DAY_ORDINALS,
 )
 
 # Reading matched text.
@@ -140,9 +141,29 @@ def _yearless_month_ok(match: re.Match[str]) -> bool:
     return bool(match.groupdict().get("year")) or _month_word_ok(match)
 
 
+def _bare_day_word_before_month(match: re.Match[str]) -> bool:
+    """"my first March in Leeds" names no day: a day in words before its month takes "of"
+    ("the first of March")."""
+    word = match.groupdict().get("dayword")
+    if not word or match.start("dayword") > match.start("mon"):
+        return False
+    between = match.string[match.end("dayword"):match.start("mon")]
+    return re.search(r"\bof\b", between, re.IGNORECASE) is None
+
+
+def day_of_month(match: re.Match[str]) -> int:
+    """The day of a ``DAY_OF_MONTH`` match: its digits ("7th") or its words ("the seventh",
+    "twenty-first")."""
+    if match.group("day"):
+        return int(match.group("day"))
+    return DAY_ORDINALS[" ".join(re.split(r"[-\s]+", match.group("dayword").lower()))]
+
+
 def _day_fits_month(match: re.Match[str]) -> bool:
+    if _bare_day_word_before_month(match):
+        return False
     month = _month(match)
-    day = int(match.group("day"))
+    day = day_of_month(match)
     year = match.groupdict().get("year")
     limit = _days_in_month(_check_year(year) if year else 2000, month)
     return day <= limit
@@ -157,7 +178,7 @@ def _span_ok(match: re.Match[str]) -> bool:
         return False
     if match.group("and") and not match.group("between"):
         return False  # "on May 8 and 10": two days, not the days between
-    return int(match.group("day")) < int(match.group("day2")) <= _days_in_month(2000, _month(match))
+    return day_of_month(match) < int(match.group("day2")) <= _days_in_month(2000, _month(match))
 
 
 def _iso_ok(match: re.Match[str]) -> bool:

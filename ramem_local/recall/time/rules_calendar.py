@@ -55,6 +55,7 @@ from .reading import (
     _year_ok,
     _yearless_day_ok,
     _yearless_month_ok,
+    day_of_month,
 )
 from .registry import _rule
 from .vocabulary import (
@@ -64,6 +65,7 @@ from .vocabulary import (
     _TWO_DIGITS,
     BARE_YEAR,
     DAY_OF_MONTH,
+    DAY_WORD,
     HOLIDAY,
     MON,
     NO_YEAR_AFTER,
@@ -119,7 +121,7 @@ _SPAN_JOINER = (r"(?:\s*(?:-|\u2013)\s*|\s+(?:to|until|till|through)\s+"
     anchor=True,
 )
 def _ground_full_date(match: re.Match[str], ctx: _Context) -> Days:
-    return _single_day(date(_year(match, ctx), _month(match), int(match.group("day"))))
+    return _single_day(date(_year(match, ctx), _month(match), day_of_month(match)))
 
 
 @_rule(
@@ -190,7 +192,7 @@ def _ground_month_numeric(match: re.Match[str], ctx: _Context) -> Days:
     anchor=True,
 )
 def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
-    month, first, last = _month(match), int(match.group("day")), int(match.group("day2"))
+    month, first, last = _month(match), day_of_month(match), int(match.group("day2"))
     length = timedelta(days=last - first + 1)
     if match.group("year"):
         start = date(_year(match, ctx), month, first)
@@ -217,18 +219,25 @@ def _ground_date_span(match: re.Match[str], ctx: _Context) -> Days:
     anchor=True,
 )
 def _ground_yearless_date(match: re.Match[str], ctx: _Context) -> Days:
-    month, day = _month(match), int(match.group("day"))
+    month, day = _month(match), day_of_month(match)
     return _directed(ctx, lambda year: _single_day(date(year, month, day)), _around_year(ctx), 8)
+
+
+def _day_of_month_ok(match: re.Match[str]) -> bool:
+    """"on the 8th." alone, or "the 8th of last month" with or without "on"."""
+    return bool(match.group("on") or match.group("rel"))
 
 
 @_rule(
     "day_of_month",
-    r"\bon\s+the\s+(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b"
+    r"\b(?:(?P<on>on)\s+)?the\s+(?:(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)"
+    rf"|(?P<dayword>{DAY_WORD}))\b"
     r"(?:\s+of\s+(?P<rel>this|last|next|the)\s+month\b|(?=\s*(?:[.,;:!?)]|$)))",
     "digit",
+    accept=_day_of_month_ok,
 )
 def _ground_day_of_month(match: re.Match[str], ctx: _Context) -> Days:
-    day = int(match.group("day"))
+    day = day_of_month(match)
     rel = _normal_rel(match.group("rel") or "")
     if rel:
         offset = {"this": 0, "last": -1, "next": 1}[rel]

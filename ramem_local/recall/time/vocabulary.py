@@ -82,7 +82,21 @@ YEAR_WORDS = (
 _MON_FULL = "january|february|march|april|may|june|july|august|september|october|november|december"
 _MON_ABBR = "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec"
 MON = rf"(?P<mon>\b(?:(?:{_MON_FULL})\b|(?:{_MON_ABBR})\b(?:\.(?=\s*\d))?))"
-DAY_OF_MONTH = r"(?<![\d:/.])\b(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b"
+# Days of a month in words: "the first of May", "May twenty-first".
+_UNIT_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth").split()
+DAY_ORDINALS = {
+    **{word: n for n, word in enumerate(_UNIT_ORDINALS + (
+        "tenth eleventh twelfth thirteenth fourteenth fifteenth sixteenth seventeenth "
+        "eighteenth nineteenth twentieth").split(), start=1)},
+    **{f"twenty {word}": 20 + n for n, word in enumerate(_UNIT_ORDINALS, start=1)},
+    "thirtieth": 30, "thirty first": 31,
+}
+DAY_WORD = "|".join(word.replace(" ", r"[-\s]") for word in
+                     sorted(DAY_ORDINALS, key=len, reverse=True))
+# Not a day: "May the first time", "June first half".
+_NOT_A_DAY_AFTER = r"(?!\s+(?:time|times|week|weekend|half|quarter|day|days|thing|one)\b)"
+DAY_OF_MONTH = (r"(?<![\d:/.])\b(?:(?P<day>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?"
+                rf"|(?P<dayword>{DAY_WORD}){_NOT_A_DAY_AFTER})\b")
 # A year: four digits, two after an apostrophe ("May '23"; the century is the one that puts
 # it within ten years after the reference year or 89 before it), or words (YEAR_WORDS).
 YEAR = r"(?P<year>(?:19|20)\d\d|['\u2019]\d\d|" + YEAR_WORDS + r")(?![\d%])"
@@ -133,7 +147,9 @@ NEAR = "|".join(word.replace(" ", r"\s+") for word in NEAR_UNIT)
 STRETCH = {"day": ("week", 1), "week": ("month", 1), "month": ("month", 3)}
 
 # Families of trigger words: a rule runs only when every family it needs occurs in the text.
+# "digit": any digit (``engine._families``), or a day of a month in words ("the first of May").
 _FAMILY_WORDS = {
+    "digit": {word.split()[-1] for word in DAY_ORDINALS},
     "month": set(_MONTH_NUMBERS),
     "weekday": set(_WEEKDAYS) | {day + "s" for day in _WEEKDAYS},
     "season": set(_SEASON_START),
