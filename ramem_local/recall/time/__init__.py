@@ -157,6 +157,10 @@ weekday (d)                 Tuesday, on Tuesday                most recent (toda
 weekday_ago                 two Saturdays ago, three Sundays   the Nth most recent such weekday
                             back                               before the reference day
 weekday_before_last         the Monday before last             a week before last Monday
+this_day_years_ago          a year ago today, on this day last the reference day N years back
+                            year, the same day two years ago
+this_time_years_ago         this time last year, around this   the 7 days around it
+                            time two years ago
 today                       today, tonight, this morning       today
 yesterday / last_night      yesterday, last night              the day before the reference
 day_before_yesterday        the day before yesterday           two days before

@@ -358,7 +358,8 @@ RELATIVE_RULES = frozenset({
     "tomorrow", "day_after_tomorrow", "past_n_units", "past_unit", "earlier_this",
     "later_this", "n_units_ago", "period_before_last", "weekday", "weekend",
     "month_of_rel_year", "season_of_rel_year", "holiday_of_rel_year", "quarter_of_rel_year",
-    "weekday_ago", "weekday_before_last", "holiday_nearest",
+    "weekday_ago", "weekday_before_last", "holiday_nearest", "this_day_years_ago",
+    "this_time_years_ago",
 })
 
 

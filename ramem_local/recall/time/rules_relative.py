@@ -11,6 +11,7 @@ from datetime import timedelta
 from .calendar_math import (
     _DAY,
     Days,
+    _add_months,
     _Context,
     _directed,
     _part_of,
@@ -83,6 +84,39 @@ def _day_offset(offset: int) -> Grounder:
 
 def _day_word(name: str, pattern: str, offset: int) -> None:
     _rule(name, r"\b" + pattern + r"\b", "dayword", anchor=True)(_day_offset(offset))
+
+
+def _years_back(match: re.Match[str]) -> int:
+    """N of "N years ago" in the match; 1 for "last year"."""
+    return _count(match.group("n")) if match.groupdict().get("n") else 1
+
+
+@_rule("this_day_years_ago", r"\b" + NUM + r"\s+years?\s+ago\s+today\b", "ago dayword",
+       anchor=True)
+@_rule(
+    "this_day_years_ago",
+    r"\b(?:on\s+)?(?:this|the\s+same)\s+(?:day|date)\s+(?:last\s+year|" + NUM
+    + r"\s+years?\s+(?:ago|back))\b",
+    "unit",
+    anchor=True,
+)
+def _ground_this_day_years_ago(match: re.Match[str], ctx: _Context) -> Days:
+    """"a year ago today", "on this day last year", "the same day two years ago": the
+    reference day, that many years back (28 February for a 29th)."""
+    return _single_day(_add_months(ctx.today, -12 * _years_back(match)))
+
+
+@_rule(
+    "this_time_years_ago",
+    r"\b(?:around\s+|about\s+)?this\s+time\s+(?:last\s+year|" + NUM
+    + r"\s+years?\s+(?:ago|back))\b",
+    "unit",
+    anchor=True,
+)
+def _ground_this_time_years_ago(match: re.Match[str], ctx: _Context) -> Days:
+    """"this time last year": the week around the reference day, that many years back."""
+    day = _add_months(ctx.today, -12 * _years_back(match))
+    return day - 3 * _DAY, day + 4 * _DAY
 
 
 _day_word("day_before_yesterday", r"(?:the\s+)?day\s+before\s+yesterday", -2)
