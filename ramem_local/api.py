@@ -367,7 +367,7 @@ class Memory:
             missing = sorted(set(memory_ids) - self.store.existing_memory_ids(memory_ids))
             if missing:
                 raise InputError(f"no memory with id {', '.join(map(str, missing))}")
-        window = self._window(start, end)
+        window = self.window(start, end)
         if person is not None:
             self._require_person(person)
         plan = self.store.plan_forget(
@@ -400,7 +400,7 @@ class Memory:
         ``as_of``: nothing said after that moment."""
         if self.store.memory_count() == 0:
             raise InputError("this bank holds no memories yet")
-        window = self._window(start, end)
+        window = self.window(start, end)
         if as_of is not None:
             cut = parse_when(as_of, self.tz) + 1
             window = (window[0], cut if window[1] is None else min(window[1], cut))
@@ -620,9 +620,10 @@ class Memory:
             raise InputError(f"search was given {'; '.join(conflicts)}: give each in one place "
                              "(the settings or frame object, or the argument)")
 
-    def _window(self, start: When | None, end: When | None) -> tuple[int | None, int | None]:
-        """``[start, end)`` in Unix seconds: from the first moment of ``start`` to the end of
-        ``end`` (``_bounds``)."""
+    def window(self, start: When | None, end: When | None) -> tuple[int | None, int | None]:
+        """``[start, end)`` in Unix seconds, as ``timeline`` and ``forget`` read them: from the
+        first moment of ``start`` to the end of ``end`` (a period as a question's time cue
+        reads it, a day without a time to its end); None where not given."""
         first = None if start is None else self._bounds(start)[0]
         last = None if end is None else self._bounds(end)[1]
         if first is not None and last is not None and last <= first:

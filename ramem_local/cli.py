@@ -735,6 +735,20 @@ def ask(context: Context, question: str, k: int | None, as_of: str | None, mode:
         click.echo(f"  ({answer.reasoning})", err=True)
 
 
+def _window_text(memory: Memory, start: str | None, end: str | None) -> str:
+    """How a timeline window was read: "on 2025-12-26", "from 2026-01-03 to 2026-01-09",
+    "from 2026-01-03", "until 2026-01-09"."""
+    first, last = memory.window(start, end)
+    if first is not None and last is not None:
+        span = span_text(first, last, memory.tz)
+        return f"from {span.replace(' → ', ' to ')}" if " → " in span else f"on {span}"
+    if first is not None:
+        return f"from {span_text(first, first + 1, memory.tz)}"
+    if last is not None:
+        return f"until {span_text(last - 1, last, memory.tz)}"
+    return "in the bank"
+
+
 @cli.command(name="list")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(1, 100000))
 @click.option("--offset", default=0, show_default=True, type=click.IntRange(0))
@@ -894,7 +908,7 @@ def timeline(context: Context, period: str | None, start: str | None, end: str |
         _echo_json({"days": timeline_dict(days, memory.tz), "truncated": shown > limit})
         return
     if not days:
-        click.echo("no memories in this window")
+        click.echo(f"no memories {_window_text(memory, start, end)}")
         return
     for line in timeline_lines(days, memory.tz):
         click.echo(line)

@@ -428,11 +428,17 @@ def test_timeline_limit_says_there_is_more(tmp_path, chat_file):
     assert "more than 2 memories" in result.stderr
 
 
-def test_timeline_of_an_empty_window_says_so(tmp_path, chat_file):
+@pytest.mark.parametrize("args, said", [
+    (("--from", "2030-01-01"), "no memories from 2030-01-01"),
+    (("--to", "2001-01-01"), "no memories until 2001-01-01"),
+    (("--from", "2030-01-01", "--to", "2030-01-07"), "no memories from 2030-01-01 to 2030-01-07"),
+    (("the first of May 2001",), "no memories on 2001-05-01"),
+])
+def test_timeline_of_an_empty_window_says_which_window_it_read(tmp_path, chat_file, args, said):
     bank = tmp_path / "bank.db"
     ok(ramem("--db", bank, "ingest", chat_file))
-    result = ok(ramem("--db", bank, "timeline", "--from", "2030-01-01"))
-    assert result.stdout.strip() == "no memories in this window"
+    result = ok(ramem("--db", bank, "timeline", *args))
+    assert result.stdout.strip() == said
 
 
 @pytest.mark.parametrize("args, message", [
