@@ -570,7 +570,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
       closest (among the closest half of a short range: ``_standing_out``) ("heard the
       Velvet Tides live" for "how many concerts did I go to", which shares no word with it).
       Without a range ("How many times have I been to Porto?") only words count: what
-      stands out of a whole bank says nothing about how many.
+      stands out of a whole bank says nothing about how many; nor in a range holding nearly
+      all the bank's reports (``_most_of_the_bank``: a new journal's "since January").
     A question with a range and nothing but its time ("What have I done since May?") counts
     every report of the range (``_every_report``).
     Measured on the journal benchmark (README, "Multi-step questions"): the count is exact
@@ -600,7 +601,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
             happened_until=end, newest_first=False, limit=COUNT_CAP * 10))
         by_word = set(matched)
         how.append(f"{len(matched)} by the words {', '.join(map(repr, terms))}")
-    if settings.count_expansion and closeness:
+    if settings.count_expansion and closeness and not _most_of_the_bank(
+            occurrences, len(in_range), frame):
         kind = _kind_closeness(store, direction, closeness, frame, settings, conversation_id)
         # The events that bound the range ("since I moved", "between the vet visit and
         # Easter") are reported by their own memories, of another kind than the one counted.
@@ -609,6 +611,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
         added = [i for i in _standing_out(kind) if i not in matched]
         matched.update({i: in_range[i] for i in added})
         how.append(f"{len(added)} more standing out as closest to the question")
+    elif settings.count_expansion and closeness:
+        how.append("none standing out: the range holds nearly all the bank's reports")
     how_text = "; ".join(how) or "no report holds the question's words"
     if not ranged:  # the matches, closest first all the same
         closeness = _closeness(store, direction, matched)
@@ -619,6 +623,25 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
+
+
+def _most_of_the_bank(occurrences: Callable[..., list], in_range: int,
+                      frame: RecallFrame) -> bool:
+    """Whether the range holds nearly every report happened by the reference time: fewer
+    than ``KIND_EXEMPLARS`` outside it. What stands out of a range stands out against the
+    bank's other reports, and the kind is shown by the bank's closest few; in a new journal
+    "since January" is all of it, and the closest few of ten entries are no kind of anything
+    ("Which films have I watched since January?" counted the cat's adoption, its food and a
+    day of unpacking beside the one film). There, as without a range, only words count. (A
+    range holding most but not all of a young bank keeps standing out: more than half of a
+    journal's first two months, "What have I cooked since December?", measured worse by
+    words alone.)"""
+    if in_range == 0:
+        return False
+    bank = occurrences(fts_query=None, happened_from=_EARLIEST_TIME,
+                       happened_until=frame.reference_time + 1, newest_first=False,
+                       limit=in_range + KIND_EXEMPLARS)
+    return len(bank) < in_range + KIND_EXEMPLARS
 
 
 def _event_memories(frame: RecallFrame) -> set[int]:

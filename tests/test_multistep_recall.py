@@ -486,6 +486,35 @@ def test_the_kind_of_report_counts_a_hike_that_shares_no_word_with_the_question(
     assert "Fox Valley" in counted
 
 
+FIRST_WEEKS = [  # a new journal, as `ramem import markdown` reads one (a day's lines joined)
+    ("2026-01-03 12:00", "Went hiking at Eagle Ridge with Lena; the snow was deep.\n"
+                         "Cooked a mushroom risotto for dinner."),
+    ("2026-01-10 12:00", "Watched Dune Part Two at the cinema with Tom."),
+    ("2026-01-17 12:00", "Adopted a cat from the shelter and named her Pixel."),
+    ("2026-01-18 12:00", "Bought cat food and a scratching post for Pixel."),
+    ("2026-01-24 12:00", "Hiked up Hawk Hill alone; windy at the top."),
+    ("2026-02-07 12:00", "Lena's birthday dinner at Osteria Nonna; she turned 35."),
+    ("2026-02-14 12:00", "Went hiking at Eagle Ridge again, with Tom this time.\n"
+                         "Saw Past Lives at home."),
+    ("2026-03-01 12:00", "Moved into the new flat on Elm Street."),
+    ("2026-03-02 12:00", "Unpacked boxes all day; cooked pasta in the new kitchen."),
+    ("2026-03-15 12:00", "Hiked the coastal path with Lena and Tom."),
+]
+
+
+def test_a_range_holding_most_of_a_new_bank_counts_by_words_alone(tmp_path):
+    """Ten entries: "since January" is all of them, and the closest few of ten are no kind of
+    anything (before, the adoption, the cat food and the unpacking were counted as films
+    beside Dune: 4, and a fifth hike)."""
+    bank = _journal_bank(tmp_path / "new.db", FIRST_WEEKS)
+    with Memory.open(bank) as memory:
+        films = memory.search("Which films have I watched since January?")
+        hikes = memory.search("How many times did I go hiking since January?")
+    assert films.count == 1 and "Dune" in films.results[0].memory.content
+    assert "none standing out: the range holds nearly all the bank" in _count_note(films)
+    assert hikes.count == 4
+
+
 def _count_note(response) -> str:
     (note,) = [n for n in response.trace.notes if n.startswith("count:")]
     return note
