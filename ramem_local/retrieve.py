@@ -563,15 +563,16 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
       did I go hiking", whatever the verb: "went hiking", "hiking boots"), or, when the need
       has none, one of its verbs that is not a light one ("visited" in "Who have I visited
       since May?");
-    - by standing out (``count_expansion``, a dense query, a question with a range): it is
+    - by standing out (``count_expansion``, a dense query, a question with a range that
+      names no thing it counts): it is
       among the range's reports closest to the kind of report the question asks about
       (``kind_direction``: what the bank's reports of that kind share), as read from the
       reports most like it (``_kind_closeness``), down to the largest drop among the eleven
       closest (among the closest half of a short range: ``_standing_out``) ("heard the
       Velvet Tides live" for "how many concerts did I go to", which shares no word with it).
       Without a range ("How many times have I been to Porto?") only words count: what
-      stands out of a whole bank says nothing about how many; nor in a range holding nearly
-      all the bank's reports (``_most_of_the_bank``: a new journal's "since January").
+      stands out of a whole bank says nothing about how many; nor in a range that holds
+      every report of the bank (``_whole_bank``: a new journal's "since January").
     A question with a range and nothing but its time ("What have I done since May?") counts
     every report of the range (``_every_report``).
     Measured on the journal benchmark (README, "Multi-step questions"): the count is exact
@@ -586,6 +587,10 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     in_range = dict(occurrences(fts_query=None, happened_from=start, happened_until=end,
                                 newest_first=False, limit=COUNT_CAP * 10)) if ranged else {}
     terms = _counted_terms(store, frame, conversation_id, occurrences)
+    # "How many times did I watch Night Harbor in March?" counts Night Harbor, not the films
+    # like it: a question that names what it counts counts its name.
+    named = bool(terms) and set(terms) <= set(_names_asked_about(store, frame,
+                                                                 conversation_id))
     # In a range the kind decides what stands out, and the bank's reports holding the words
     # show it; without one closeness only orders the word matches, where the question's own
     # words tell more ("new hiking trails") than what every hike shares (LoCoMo dev, README).
@@ -601,7 +606,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
             happened_until=end, newest_first=False, limit=COUNT_CAP * 10))
         by_word = set(matched)
         how.append(f"{len(matched)} by the words {', '.join(map(repr, terms))}")
-    if settings.count_expansion and closeness and not _most_of_the_bank(
+    if settings.count_expansion and closeness and not named and not _whole_bank(
             occurrences, len(in_range), frame):
         kind = _kind_closeness(store, direction, closeness, frame, settings, conversation_id)
         # The events that bound the range ("since I moved", "between the vet visit and
@@ -612,7 +617,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
         matched.update({i: in_range[i] for i in added})
         how.append(f"{len(added)} more standing out as closest to the question")
     elif settings.count_expansion and closeness:
-        how.append("none standing out: the range holds nearly all the bank's reports")
+        how.append("none standing out: " + ("the question names what it counts" if named else
+                                             "the range holds every report of the bank"))
     how_text = "; ".join(how) or "no report holds the question's words"
     if not ranged:  # the matches, closest first all the same
         closeness = _closeness(store, direction, matched)
@@ -625,23 +631,22 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
                    closest=_rows([(i, 0) for i in closest]))
 
 
-def _most_of_the_bank(occurrences: Callable[..., list], in_range: int,
-                      frame: RecallFrame) -> bool:
-    """Whether the range holds nearly every report happened by the reference time: fewer
-    than ``KIND_EXEMPLARS`` outside it. What stands out of a range stands out against the
-    bank's other reports, and the kind is shown by the bank's closest few; in a new journal
-    "since January" is all of it, and the closest few of ten entries are no kind of anything
-    ("Which films have I watched since January?" counted the cat's adoption, its food and a
-    day of unpacking beside the one film). There, as without a range, only words count. (A
-    range holding most but not all of a young bank keeps standing out: more than half of a
-    journal's first two months, "What have I cooked since December?", measured worse by
-    words alone.)"""
+def _whole_bank(occurrences: Callable[..., list], in_range: int, frame: RecallFrame) -> bool:
+    """Whether the range holds every report happened by the reference time. What stands out
+    of a range stands out against the bank's other reports; a range that is the whole bank
+    is no range, and there, as without one, only words count. In a new journal "since
+    January" is all of it, and the closest few of ten entries are no kind of anything ("Which
+    films have I watched since January?" counted the cat's adoption, its food and a day of
+    unpacking beside the one film). A range holding all but a few keeps standing out: "since
+    I adopted the cat" in a journal of fifteen entries, four before it, finds the loop around
+    Fox Valley as a hike (words alone missed it); so does "What have I cooked since
+    December?" in a journal's first two months (results/journal-sparse.txt)."""
     if in_range == 0:
         return False
     bank = occurrences(fts_query=None, happened_from=_EARLIEST_TIME,
                        happened_until=frame.reference_time + 1, newest_first=False,
-                       limit=in_range + KIND_EXEMPLARS)
-    return len(bank) < in_range + KIND_EXEMPLARS
+                       limit=in_range + 1)
+    return len(bank) <= in_range
 
 
 def _event_memories(frame: RecallFrame) -> set[int]:

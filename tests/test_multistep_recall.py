@@ -502,7 +502,7 @@ FIRST_WEEKS = [  # a new journal, as `ramem import markdown` reads one (a day's 
 ]
 
 
-def test_a_range_holding_most_of_a_new_bank_counts_by_words_alone(tmp_path):
+def test_a_range_holding_the_whole_of_a_new_bank_counts_by_words_alone(tmp_path):
     """Ten entries: "since January" is all of them, and the closest few of ten are no kind of
     anything (before, the adoption, the cat food and the unpacking were counted as films
     beside Dune: 4, and a fifth hike)."""
@@ -511,8 +511,21 @@ def test_a_range_holding_most_of_a_new_bank_counts_by_words_alone(tmp_path):
         films = memory.search("Which films have I watched since January?")
         hikes = memory.search("How many times did I go hiking since January?")
     assert films.count == 1 and "Dune" in films.results[0].memory.content
-    assert "none standing out: the range holds nearly all the bank" in _count_note(films)
+    assert "none standing out: the range holds every report of the bank" in _count_note(films)
     assert hikes.count == 4
+
+
+@pytest.mark.parametrize(("question", "counted"), [
+    ("How many times did I go to Pine Lake in March 2023?", "Went hiking at Pine Lake"),
+    ("How many times did I hike up Hawk Hill in March 2023?", "Hiked up Hawk Hill"),
+    ("How many times did I see Leo in March 2023?", "Made shakshuka at home with Leo"),
+])
+def test_a_count_that_names_what_it_counts_counts_the_name_alone(memory, question, counted):
+    """March's other hikes stand out as like a hike up Hawk Hill, but the question counts Hawk
+    Hill (before, 3 each: the hike up Hawk Hill, the loop around Fox Valley, Pine Lake)."""
+    response = memory.search(question, as_of="2023-08-01")
+    assert response.count == 1 and counted in response.results[0].memory.content
+    assert "none standing out: the question names what it counts" in _count_note(response)
 
 
 def _count_note(response) -> str:
