@@ -17,6 +17,7 @@ and nothing can promote it (README, "Retrieval evaluation").
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -564,7 +565,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
       has none, one of its verbs that is not a light one ("visited" in "Who have I visited
       since May?");
     - by standing out (``count_expansion``, a dense query, a question with a range that
-      names no thing it counts): it is
+      counts a kind, not one thing, ``_counts_one_thing``): it is
       among the range's reports closest to the kind of report the question asks about
       (``kind_direction``: what the bank's reports of that kind share), as read from the
       reports most like it (``_kind_closeness``), down to the largest drop among the eleven
@@ -587,10 +588,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     in_range = dict(occurrences(fts_query=None, happened_from=start, happened_until=end,
                                 newest_first=False, limit=COUNT_CAP * 10)) if ranged else {}
     terms = _counted_terms(store, frame, conversation_id, occurrences)
-    # "How many times did I watch Night Harbor in March?" counts Night Harbor, not the films
-    # like it: a question that names what it counts counts its name.
-    named = bool(terms) and set(terms) <= set(_names_asked_about(store, frame,
-                                                                 conversation_id))
+    named = _counts_one_thing(store, frame, conversation_id, terms)
     # In a range the kind decides what stands out, and the bank's reports holding the words
     # show it; without one closeness only orders the word matches, where the question's own
     # words tell more ("new hiking trails") than what every hike shares (LoCoMo dev, README).
@@ -629,6 +627,28 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
+
+
+def _counts_one_thing(store: Store, frame: RecallFrame, conversation_id: int | None,
+                      terms: Sequence[str]) -> bool:
+    """Whether the question counts one thing, not a kind: it names it ("How many times did I
+    watch Night Harbor / go to Pine Lake / see Leo in March?", ``_names_asked_about``), or its
+    verb takes it bare and singular ("How many times did I cook shakshuka in 2026?"). Then the
+    thing's own word counts, and the reports like it do not stand out beside it: the month's
+    other hikes are not Pine Lake, nor its pad thai shakshuka. A kind keeps standing out: a
+    plural anywhere in the need ("films", "family or friends", "How many bands did I see
+    live?"), a gerund ("go hiking"), an article ("cook a meal")."""
+    if not terms:
+        return False
+    if set(terms) <= set(_names_asked_about(store, frame, conversation_id)):
+        return True
+    verbs = question_verbs(frame.need)
+    kind_words = [w for w in content_words(frame.need) if w not in verbs]
+    if not verbs or any(word.endswith(("s", "ing")) for word in [*terms, *kind_words]):
+        return False
+    pattern = "|".join(re.escape(verb) for verb in verbs)
+    return any(re.search(rf"\b(?:{pattern})\s+{re.escape(term)}\b", frame.need, re.IGNORECASE)
+               for term in terms)
 
 
 def _whole_bank(occurrences: Callable[..., list], in_range: int, frame: RecallFrame) -> bool:

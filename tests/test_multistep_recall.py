@@ -519,6 +519,8 @@ def test_a_range_holding_the_whole_of_a_new_bank_counts_by_words_alone(tmp_path)
     ("How many times did I go to Pine Lake in March 2023?", "Went hiking at Pine Lake"),
     ("How many times did I hike up Hawk Hill in March 2023?", "Hiked up Hawk Hill"),
     ("How many times did I see Leo in March 2023?", "Made shakshuka at home with Leo"),
+    # a bare singular object is one thing too (before, 2: March's pancakes stood out)
+    ("How many times did I cook shakshuka in March 2023?", "Made shakshuka at home with Leo"),
 ])
 def test_a_count_that_names_what_it_counts_counts_the_name_alone(memory, question, counted):
     """March's other hikes stand out as like a hike up Hawk Hill, but the question counts Hawk
