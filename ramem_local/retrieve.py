@@ -588,7 +588,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     in_range = dict(occurrences(fts_query=None, happened_from=start, happened_until=end,
                                 newest_first=False, limit=COUNT_CAP * 10)) if ranged else {}
     terms = _counted_terms(store, frame, conversation_id, occurrences)
-    named = _counts_one_thing(store, frame, conversation_id, terms)
+    named = _counts_one_thing(frame, terms)
     # In a range the kind decides what stands out, and the bank's reports holding the words
     # show it; without one closeness only orders the word matches, where the question's own
     # words tell more ("new hiking trails") than what every hike shares (LoCoMo dev, README).
@@ -629,18 +629,20 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
                    closest=_rows([(i, 0) for i in closest]))
 
 
-def _counts_one_thing(store: Store, frame: RecallFrame, conversation_id: int | None,
-                      terms: Sequence[str]) -> bool:
+def _counts_one_thing(frame: RecallFrame, terms: Sequence[str]) -> bool:
     """Whether the question counts one thing, not a kind: it names it ("How many times did I
-    watch Night Harbor / go to Pine Lake / see Leo in March?", ``_names_asked_about``), or its
+    watch Night Harbor / go to Pine Lake / see Leo in March?": ``_counted_terms`` are then
+    the need's names, ``names.named_phrases``), or its
     verb takes it bare and singular ("How many times did I cook shakshuka in 2026?"). Then the
     thing's own word counts, and the reports like it do not stand out beside it: the month's
     other hikes are not Pine Lake, nor its pad thai shakshuka. A kind keeps standing out: a
     plural anywhere in the need ("films", "family or friends", "How many bands did I see
     live?"), a gerund ("go hiking"), an article ("cook a meal")."""
+    from .names import named_phrases
+
     if not terms:
         return False
-    if set(terms) <= set(_names_asked_about(store, frame, conversation_id)):
+    if set(terms) <= set(named_phrases(frame.need)):
         return True
     verbs = question_verbs(frame.need)
     kind_words = [w for w in content_words(frame.need) if w not in verbs]
