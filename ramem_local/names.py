@@ -1,6 +1,7 @@
 """The people a text names, read without a model (``read_names``, ``mentioned_names``,
 ``mentioned_persons``); and the names a question is about, of people or not
-(``named_phrases``, ``name_candidates``).
+(``named_phrases``, ``name_candidates``); and the works a text names by their titles
+(``named_works``).
 
 A turn memory's persons were its speaker and the conversation's participants it names; "Remind
 me that Lena is vegetarian" named nobody. ``read_names`` reads the other names from the shape
@@ -343,6 +344,82 @@ def named_phrases(text: str) -> list[str]:
             phrase = " ".join(token.text for token in tokens[first:end])
             phrases.setdefault(phrase, (-(end - first), first))
     return sorted(phrases, key=phrases.__getitem__)
+
+
+def named_works(text: str) -> list[str]:
+    """The works a text names by their titles (films, books, albums, bands, shows), each as a
+    key: lower case, a leading article dropped ("saw The Ferryman" -> "ferryman"), in the
+    order they appear, each once. A title is a run of capitalised words (``_spans``; a
+    possessive joins the word after it: "The Cartographer's Daughter") that
+
+    - follows a verb of reading, watching, hearing or playing (``MEDIA_VERBS``), an article
+      between them or not, and is two words or more or starts with an article ("watched
+      Night Harbor", "heard the Velvet Tides live", "I saw The Ferryman"; "saw Lena" is a
+      person); the verb may open the sentence ("Saw Small Hours at home");
+    - or starts with a capitalised article inside a sentence, after no preposition of place
+      and with no word of places in it ("picked up The Last Lighthouse at the library"; not
+      "at The Old Theatre");
+    - or is quoted right after such a verb ("watched "Dune"").
+
+    A kinship word or title starts no work ("went to see Aunt Rosa"). Read so that a count
+    can tell one report of a kind by another that names the same work (``retrieve``:
+    "Saw Small Hours at home with Farid" is a film because "Watched Small Hours at the
+    cinema" is)."""
+    tokens = _tokens(text)
+    works: dict[str, None] = {}
+    for first, end in _joined_at_possessives(tokens, list(_spans(tokens, text)), text):
+        lead = first
+        if tokens[first].sentence_start:
+            if _key(tokens[first].text) not in MEDIA_VERBS:
+                continue  # any first word is capitalised: no sign of a title
+            lead, before = first + 1, _key(tokens[first].text)
+        else:
+            before = _key(tokens[first - 1].text)
+        article = lead < end and _key(tokens[lead].text) in ARTICLES
+        if article:
+            lead += 1
+        elif before in ARTICLES and first > 0 and not tokens[first - 1].sentence_start:
+            article, before = True, _key(tokens[first - 2].text) if first > 1 else ""
+        if lead >= end or _is_title(tokens[lead]) or all(map(_not_a_name, tokens[lead:end])):
+            continue
+        after_verb = before in MEDIA_VERBS and (end - lead >= 2 or article)
+        capital_article = lead > first and not tokens[first].sentence_start and \
+            before not in PLACE_PREPOSITIONS and before != "to" and \
+            not any(_key(t.text) in PLACE_WORDS for t in tokens[lead:end])
+        if after_verb or capital_article:
+            works.setdefault(_work_key(text[tokens[lead].start:tokens[end - 1].end]))
+    for quoted in _QUOTED.finditer(text):
+        before_quote = _LETTER_WORD.findall(text[:quoted.start()])[-2:]
+        if before_quote and (before_quote[-1].casefold() in MEDIA_VERBS or (
+                before_quote[-1].casefold() in ARTICLES and len(before_quote) == 2
+                and before_quote[0].casefold() in MEDIA_VERBS)):
+            key = _work_key(quoted.group(0)[1:-1])
+            if key:
+                works.setdefault(key)
+    return list(works)
+
+
+def _joined_at_possessives(tokens: list[_Token], spans: list[tuple[int, int]],
+                           text: str) -> Iterator[tuple[int, int]]:
+    """``spans`` with a run that ends in a possessive joined to the run right after it:
+    "The Cartographer's | Daughter" is one title."""
+    index = 0
+    while index < len(spans):
+        first, end = spans[index]
+        while index + 1 < len(spans) and tokens[end - 1].possessive and \
+                spans[index + 1][0] == end and not tokens[end].sentence_start and \
+                _SPAN_GAP.match(text[tokens[end - 1].end:tokens[end].start]):
+            index += 1
+            end = spans[index][1]
+        yield first, end
+        index += 1
+
+
+def _work_key(title: str) -> str:
+    words = title.replace("’", "'").casefold().split()
+    while words and words[0] in ARTICLES:
+        words = words[1:]
+    return " ".join(words)
 
 
 def mentioned_names(text: str, participants: Sequence[str] = (),

@@ -530,6 +530,43 @@ def test_a_count_that_names_what_it_counts_counts_the_name_alone(memory, questio
     assert "none standing out: the question names what it counts" in _count_note(response)
 
 
+FILMS = [  # a film seen twice: at the cinema in January, at home in March
+    ("2023-01-07 20:00", "Watched Small Hours with Ana at the cinema; far better than the "
+                         "reviews said."),
+    ("2023-01-21 10:00", "Hiked up Eagle Ridge with Ben; the view from the top was clear."),
+    ("2023-02-11 20:00", "Watched Red Signal with Ben at the cinema; I fell asleep halfway "
+                         "through."),
+    ("2023-02-25 19:00", "Cooked shakshuka for Ana; it came out a bit too salty."),
+    ("2023-03-04 19:00", "Made pad thai at home with Leo; the kitchen was a mess afterwards."),
+    ("2023-03-08 20:00", "Watched Cold Current with Iris at the cinema; the soundtrack was "
+                         "great."),
+    ("2023-03-11 09:00", "Hiked up Hawk Hill with David; we saw two deer near the stream."),
+    ("2023-03-15 19:00", "Cooked a mushroom risotto at home with Iris; everyone asked for "
+                         "seconds."),
+    ("2023-03-18 12:00", "Repaired the bike's rear brake myself; it works again, mostly."),
+    ("2023-03-22 20:00", "Saw Small Hours at home with Farid; the ending made no sense."),
+    ("2023-03-26 09:00", "Went hiking at Pine Lake with Hugo; it was muddy all the way up."),
+    ("2023-03-29 19:00", "Made fish tacos at home with Leo; Nils brought the wine."),
+    ("2023-04-08 20:00", "Watched Night Harbor with Chloe at the cinema; the ending made no "
+                         "sense."),
+]
+
+
+def test_a_count_counts_a_report_naming_a_work_a_report_of_the_kind_names(tmp_path):
+    """"Saw Small Hours at home with Farid" holds no "watch" and sits among March's meals at
+    home, but "Watched Small Hours ... at the cinema" in January is a film: so is it (before,
+    1: Cold Current alone). The hike up Hawk Hill names a place, no work."""
+    bank = _journal_bank(tmp_path / "films.db", FILMS)
+    with Memory.open(bank) as memory:
+        response = memory.search("How many films did I watch in March 2023?",
+                                 as_of="2023-05-01")
+    counted = [c.memory.content for c in response.results if c.list_name == "counted"]
+    assert response.count == 2
+    assert any("Cold Current" in text for text in counted)
+    assert any("Saw Small Hours at home" in text for text in counted)
+    assert "1 more naming a work a counted report names" in _count_note(response)
+
+
 def _count_note(response) -> str:
     (note,) = [n for n in response.trace.notes if n.startswith("count:")]
     return note

@@ -1,12 +1,19 @@
 """``names.mentioned_names``: the people a text names, read without a model;
 ``name_candidates``: what of a question could be a name; ``named_phrases``: the names of
-people, places and things a question is about."""
+people, places and things a question is about; ``named_works``: the works a text names by
+their titles."""
 
 from __future__ import annotations
 
 import pytest
 
-from ramem_local.names import mentioned_names, name_candidates, named_phrases, read_names
+from ramem_local.names import (
+    mentioned_names,
+    name_candidates,
+    named_phrases,
+    named_works,
+    read_names,
+)
 
 CHAT = ("me", "assistant")
 
@@ -135,3 +142,40 @@ def test_a_name_at_a_sentence_start_waits_for_its_conversation():
 ])
 def test_named_phrases_are_the_capitalised_runs_inside_a_sentence(question, phrases):
     assert named_phrases(question) == phrases
+
+
+@pytest.mark.parametrize(("text", "works"), [
+    # two words or more after a verb of watching, reading, hearing
+    ("On Monday I watched Night Harbor with Jonas at the cinema", ["night harbor"]),
+    ("I went to see Orchid Quartet at Harbour Hall with Leo", ["orchid quartet"]),
+    # an article before it, capitalised or not, makes one word enough
+    ("I saw The Ferryman at home with Iris", ["ferryman"]),
+    ("Heard the Velvet Tides live at the Old Theatre", ["velvet tides"]),
+    # the verb may open the sentence
+    ("Saw Small Hours at home with Farid; the ending made no sense.", ["small hours"]),
+    ("me: Began The Quiet Orchard on the train", ["quiet orchard"]),
+    # a capitalised article inside a sentence, after no preposition of place
+    ("Picked up The Cartographer's Daughter at the library", ["cartographer's daughter"]),
+    # quoted after such a verb
+    ('We watched "Dune" last night', ["dune"]),
+    ('I read the "Harry Potter" books', ["harry potter"]),
+    # each once, in order
+    ("Watched Red Signal, then saw The Ferryman; Red Signal won", ["red signal", "ferryman"]),
+])
+def test_named_works_are_titles_after_a_verb_of_watching_or_reading(text, works):
+    assert named_works(text) == works
+
+
+@pytest.mark.parametrize("text", [
+    "I saw Lena at the market",  # one word after the verb: a person
+    "Drove out to see Aunt Rosa in Porto",  # a kinship word starts a person
+    "I drove out to see cousin Mirela in Bruges",
+    "Did the long loop around Hawk Hill alone",  # places
+    "Heard the band live at The Old Theatre",
+    "went to The Blue Room with Ana",
+    "I started the new job at Lumen Works",
+    "Hawk Hill was muddy today",  # a sentence start without a verb of watching
+    'She said "see you soon" and left',  # a quote after no such verb
+])
+def test_what_names_no_work(text):
+    assert named_works(text) == []
