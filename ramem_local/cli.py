@@ -664,7 +664,27 @@ def _echo_extraction(report: Any) -> None:
 def search(context: Context, question: str, k: int | None, as_of: str | None,
            mode: str | None, buffer_days: float | None, conversation: str | None,
            exclude_turns: bool, dense_index: str | None, as_json: bool) -> None:
-    """Find the memories that answer QUESTION, with their episode."""
+    """Find the memories that answer QUESTION, with their episode.
+
+    The question's time is read from its words and filters first (the lines `time:`,
+    `order:` and `count:` say how it was read); memories outside it follow as fallback.
+
+    \b
+    What a question may say about its time, for example:
+      What did I cook last week? / on 3 May? / in early March 2024?
+      When did I last see Tom? / first hike up Hawk Hill?     (latest / earliest first)
+      How many times did I go hiking in March?               (every match, counted)
+      Which films have I watched since February?             (from then until now)
+      What did I do the day after I adopted the cat?         (found through the event)
+      What did I do the day I moved? / on my birthday?       (the event's own day)
+      What did I do between the move and Christmas?
+
+    \b
+    Examples:
+      ramem search "When did I last cook shakshuka?"
+      ramem search "Which films have I watched since February?" --as-of 2026-04-11
+      ramem search "What did I do on my birthday?" --json
+    """
     memory = context.memory(create=False, announce=True)
     response = memory.search(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                              conversation=conversation, exclude_turns=exclude_turns,
