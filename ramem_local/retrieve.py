@@ -33,6 +33,7 @@ from .recall.question_kinds import (
     LIGHT_VERBS,
     asks_about_saying,
     between_range,
+    occasion_query,
     question_verbs,
     relation_range,
     time_end_range,
@@ -375,19 +376,27 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     ``confident`` and ``candidates``; False when none is found.
 
     The anchor is the best report (not the assistant's, not a question, sharing a word with
-    the phrase) of the content list of the anchor phrase. When another report at a different
-    day fuses less than one rank step below it, the search is not confident: every such
-    report is a candidate, and the caller chooses among them (``unsure_anchor``)."""
+    the phrase) of the content list of the anchor phrase; an occasion with its owner ("my
+    birthday", "David's wedding") is first looked for with the owner next to it
+    (``question_kinds.occasion_query``), by its words when that finds nothing. When
+    another report at a different day fuses less than one rank step below it, the search is
+    not confident: every such report is a candidate, and the caller chooses among them
+    (``unsure_anchor``)."""
     vector = question_vector(store, embedder, anchor.phrase, settings, conversation_id) \
         if embedder is not None else None
     if vector is not None and settings.centre_query:
         vector = centred_query(vector, store.mean_vector())
-    rows = content_list(store, Query(vector=vector, fts=fts_match_query(anchor.phrase)),
-                        settings, conversation_id, frame.as_of, limit=settings.depth)
-    happened = report_times(store, [r.id for r in rows], frame, settings, conversation_id)
-    # A report of the event shares a word with its phrase ("the move": "Moved into the flat");
-    # the dense list alone always returns something, found or not.
-    reports = [row for row in rows if row.id in happened and row.bm25_rank is not None]
+    reports: list[RankedRow] = []
+    for fts in dict.fromkeys(filter(None, (occasion_query(anchor.phrase),
+                                          fts_match_query(anchor.phrase)))):
+        rows = content_list(store, Query(vector=vector, fts=fts),
+                            settings, conversation_id, frame.as_of, limit=settings.depth)
+        happened = report_times(store, [r.id for r in rows], frame, settings, conversation_id)
+        # A report of the event shares a word with its phrase ("the move": "Moved into the
+        # flat"); the dense list alone always returns something, found or not.
+        reports = [row for row in rows if row.id in happened and row.bm25_rank is not None]
+        if reports:
+            break
     if not reports:
         return False
     best = reports[0]

@@ -160,6 +160,66 @@ def test_right_and_shortly_after_an_event_are_days_next_to_it(memory, question, 
     assert not any("Adopted a grey cat" in content for content in top)
 
 
+MOVING_DAY = [  # a day of three entries, and meals on other days
+    ("2024-02-24 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
+    ("2024-03-01 09:00", "Moved into the flat on Elm Street; the van was two hours late."),
+    ("2024-03-01 13:00", "Ate cold pizza on the floor among the boxes with Tom."),
+    ("2024-03-01 21:00", "Called Mum to tell her the keys work."),
+    ("2024-03-04 19:00", "Made shakshuka at home with Leo; everyone asked for seconds."),
+    ("2024-03-10 12:00", "Hiked up Hawk Hill with Ben; windy at the top."),
+    ("2024-04-18 20:00", "My birthday! Sam took me to the jazz club; Tom came too."),
+    ("2024-04-18 23:00", "Opened the presents: a film camera from Sam."),
+    ("2024-05-07 20:00", "Lena's birthday dinner at Osteria Nonna; she turned 35."),
+]
+
+
+@pytest.fixture(scope="module")
+def moving_day(tmp_path_factory):
+    return _journal_bank(tmp_path_factory.mktemp("moving") / "moving.db", MOVING_DAY)
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    # before 2026-12-04 no time was read: the move came first, then meals of other days
+    ("What did I eat the day I moved?", "Ate cold pizza on the floor"),
+    ("What did I eat on the day of the move?", "Ate cold pizza on the floor"),
+])
+def test_the_events_own_day_is_found_through_the_event(moving_day, question, first):
+    with Memory.open(moving_day) as memory:
+        response = memory.search(question, as_of="2024-06-01")
+    frame = response.trace.frame
+    assert frame.anchor is not None and frame.anchor.relation == "day_of"
+    assert frame.time_range is not None
+    assert frame.time_range.end - frame.time_range.start == 24 * 3600
+    assert first in _contents(response)[0]
+
+
+def test_my_birthday_is_mine_not_lenas(moving_day):
+    """"birthday" alone finds Lena's birthday dinner as well (the later of the two, so the one
+    taken); "my" next to "birthday" finds mine (``question_kinds.occasion_query``)."""
+    with Memory.open(moving_day) as memory:
+        response = memory.search("What did I get on my birthday?", as_of="2024-06-01")
+        anchor = response.trace.frame.anchor
+        assert anchor is not None and anchor.relation == "day_of"
+        assert "My birthday!" in memory.get(anchor.memory_id).content
+    assert all(any(text in content for content in _contents(response)[:2])
+               for text in ("My birthday!", "Opened the presents"))
+
+
+def test_what_happened_the_day_of_an_event_lists_the_day_in_time_order(moving_day):
+    with Memory.open(moving_day) as memory:
+        response = memory.search("What did I do the day I moved?", as_of="2024-06-01")
+    assert response.trace.frame.need == "What did I do?"
+    assert [c.memory.content for c in response.results[:3]] == [
+        f"me: {text}" for at, text in MOVING_DAY if at.startswith("2024-03-01")]
+
+
+def test_the_week_of_an_event_runs_monday_to_sunday(moving_day):
+    with Memory.open(moving_day) as memory:  # 1 March 2024 is a Friday
+        response = memory.search("What did I cook the week I moved?", as_of="2024-06-01")
+    assert response.trace.frame.time_range == TimeRange(_ts("2024-02-26"), _ts("2024-03-04"))
+    assert not any("shakshuka" in text for text in _contents(response)[:1])
+
+
 def _ts(text: str) -> int:
     return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp())
 

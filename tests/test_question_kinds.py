@@ -17,6 +17,7 @@ from ramem_local.recall.question_kinds import (
     find_event_anchor,
     is_counting,
     lists_since,
+    occasion_query,
     relation_range,
     time_end_range,
     without_counting_words,
@@ -179,6 +180,23 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
         ("Where did I go not long before the wedding?", "the wedding", "week_before"),
         ("What have I done ever since the move?", "the move", "since"),
         ("In May, what did I cook after the move?", "the move", "after"),  # May: the month
+        # the event's own day, week, month or year
+        ("What did I do the day I moved?", "I moved", "day_of"),
+        ("What did I eat on the day I adopted Pixel?", "I adopted Pixel", "day_of"),
+        ("What did I do the day of the move?", "the move", "day_of"),
+        ("What did I eat the morning of the exam?", "the exam", "day_of"),
+        ("What happened the night we met?", "we met", "day_of"),
+        ("What did I do the same day I broke my wrist?", "I broke my wrist", "day_of"),
+        ("What did I do the week I started at Brightwell?", "I started at Brightwell",
+         "week_of"),
+        ("How many times did I cook the week that Tom visited?", "Tom visited", "week_of"),
+        ("What did I read the month I moved to Leeds?", "I moved to Leeds", "month_of"),
+        ("Where did I live the year we met?", "we met", "year_of"),
+        ("What did I do on my birthday?", "my birthday", "day_of"),
+        ("What did I eat at Lena's wedding?", "Lena's wedding", "day_of"),
+        ("What did I do at our neighbour Sven's retirement party?",
+         "our neighbour Sven's retirement party", "day_of"),
+        ("What did Melanie do on her birthday?", "her birthday", "day_of"),
     ],
 )
 def test_a_time_given_by_another_event(question: str, phrase: str, relation: str) -> None:
@@ -202,6 +220,20 @@ def test_a_time_given_by_another_event(question: str, phrase: str, relation: str
         "What did I do the week before the the the?",
         "What did I do right after all?",
         "Is it just before the exam?",  # the present: no time fixed by the event
+        "What did I do the weekend after next?",  # a time (no cue reads it), no event "next"
+        "What did I plan for the week after next?",
+        # the same time: a time word, a place, an occasion without its owner, a plan
+        "What day of the week did I move?",
+        "What did I do the day of the week?",
+        "What time of day did I run?",
+        "What did I read on the train?",
+        "What did I do at my desk?",
+        "What did I do at a wedding?",
+        "What did I do at the wedding?",
+        "Who came to my birthday party?",
+        "What did I do on my way to the birthday party?",
+        "What will I pack the day I leave?",
+        "What should I wear on my birthday?",
     ],
 )
 def test_no_event_anchor(question: str) -> None:
@@ -364,6 +396,10 @@ def _day(text: str) -> int:
         ("after", "2024-03-05", "2024-04-02"),
         ("before", "2023-01-01", "2024-03-06"),
         ("until", "2023-01-01", "2024-03-06"),
+        ("day_of", "2024-03-05", "2024-03-06"),
+        ("week_of", "2024-03-04", "2024-03-11"),  # Monday to Sunday
+        ("month_of", "2024-03-01", "2024-04-01"),
+        ("year_of", "2024-01-01", "2025-01-01"),
     ],
 )
 def test_relation_range_around_the_event(relation: str, start: str, end: str) -> None:
@@ -394,6 +430,8 @@ def test_since_a_month_ends_at_the_reference_day_not_the_banks_end() -> None:
         "What did I cook right after the wedding?",
         "What did I cook shortly before the wedding?",
         "What did I cook on the day after the wedding?",
+        "What did I cook on the day of the wedding?",
+        "What did I cook the week of the wedding?",
     ],
 )
 def test_the_words_of_a_relation_leave_the_need(question: str) -> None:
@@ -413,3 +451,20 @@ def test_an_anchor_question_names_the_event_and_keeps_the_rest_as_need() -> None
     assert frame.anchor is not None and frame.anchor.phrase == "I adopted the cat"
     assert frame.guard == "anchor"
     assert frame.need == "What did I cook?"
+
+
+@pytest.mark.parametrize(("phrase", "query"), [
+    ("my birthday", 'NEAR("my" "birthday", 2)'),
+    ("our 10th anniversary", 'NEAR("our" "anniversary", 2)'),
+    ("our wedding day", 'NEAR("our" "wedding", 2)'),
+    # the last possessive names the owner
+    ("Lena's birthday", 'NEAR("lena" "birthday", 2)'),
+    ("my sister Lena's wedding", 'NEAR("lena" "wedding", 2)'),
+    ("our neighbour Sven's retirement party", 'NEAR("sven" "retirement", 2)'),
+    ("Aunt Rosa's retirement party", 'NEAR("rosa" "retirement", 2)'),
+    # no occasion: found by its words
+    ("my job interview at Brightwell", None),
+    ("I moved", None),
+])
+def test_an_occasion_is_found_with_its_owner_next_to_it(phrase: str, query: str | None) -> None:
+    assert occasion_query(phrase) == query

@@ -21,6 +21,9 @@ event anchor     the day after I adopted the cat; the      the day after tomorro
                  the exam; since I moved to Leeds; after   before long; after that; since
                  the job interview at Brightwell; until    2020 (a time cue)
                  my sister's wedding
+event, same time the day I moved; the week I started at      the day of the week; the time of
+                 Brightwell; the morning of the exam; on   day; on the train; at my desk;
+                 my birthday; at Lena's wedding            the day I leave (a plan)
 event range      between adopting the cat and the move;    between 3 March and 20 May (two
                  from the day I moved until Christmas;     times); from Leeds to York; who
                  since Lena's wedding until May            sat between Anna and Tom; choose
@@ -29,10 +32,12 @@ event range      between adopting the cat and the move;    between 3 March and 2
 ================ ========================================= ==================================
 
 An event anchor names its relation (``day_after``, ``week_before``, ``days_after:3``,
-``since``, ``after``, ``before``, ``until``) and its phrase (the words that find the anchor
-memory: "I adopted the cat"); :func:`relation_range` turns the anchor memory's time into the
-range the question is about. An event range (:func:`find_event_range`) has two ends, events
-(relation ``between``) or times; :func:`between_range` joins them.
+``since``, ``after``, ``before``, ``until``; ``day_of``, ``week_of``, ``month_of``,
+``year_of`` for the event's own day, week, month or year: "the day I moved", "on my
+birthday") and its phrase (the words that find the anchor memory: "I adopted the cat");
+:func:`relation_range` turns the anchor memory's time into the range the question is about.
+An event range (:func:`find_event_range`) has two ends, events (relation ``between``) or
+times; :func:`between_range` joins them.
 """
 
 from __future__ import annotations
@@ -223,11 +228,12 @@ _UNIT = r"(?P<unit>days?|weeks?|weekend|months?|morning|evening|night)"
 # What may open an anchor clause: a person or pronoun, a possessive, an article, a name.
 _CLAUSE_START = (r"(?P<phrase>(?:i|we|you|he|she|they|my|our|your|his|her|their|the|that|"
                  r"[A-Z][\w'-]*)\b[^,;?!.]*)")
-# Clauses that are not events: "since you asked", "after all", "before long", "after that".
+# Clauses that are not events: "since you asked", "after all", "before long", "after that",
+# "the weekend after next".
 _NOT_AN_EVENT = re.compile(
     r"^(?:you\s+asked|all|long|that|this|then|it|so|which|when|while|now|today|tomorrow|"
     r"yesterday|tonight|how|what|who|why|where|whom|whose|everything|anything|something|"
-    r"nothing)\b", _FLAGS)
+    r"nothing|(?:next|last)\s*$)\b", _FLAGS)  # "the weekend after next": a time, no event
 # Relations of an open range: the anchor's day is inside it.
 OPEN_RELATIONS = frozenset({"since", "after", "before", "until"})
 
@@ -241,7 +247,35 @@ OPEN_ANCHOR = re.compile(
     rf"\b(?:(?P<near>{NEAR})\s+)?(?P<dir>ever\s+since|since|after|before|until|till|up\s+to|"
     rf"up\s+until|prior\s+to)\s+{_CLAUSE_START}", _FLAGS)
 
-
+# The event's own day, week, month or year: "the day I moved", "the week I started at
+# Brightwell", "the morning of the exam", "the year we met". The unit is the relation's. The
+# clause opens with a person, a possessive, an article or a capitalised name, in any case but
+# the name's: "What day of the week did I move?" asks about a weekday.
+SAME_TIME_ANCHOR = re.compile(
+    r"\b(?:(?:on|in|during|over)\s+)?the\s+(?:very\s+|same\s+)?"
+    r"(?P<same>day|night|morning|afternoon|evening|week|month|year)\s+"
+    r"(?:that\s+|when\s+|of\s+)?(?P<phrase>(?:i|we|you|he|she|they|my|our|your|his|her|"
+    r"their|the|(?-i:[A-Z])[\w'-]*)\b[^,;?!.]*)", _FLAGS)
+# An occasion named with its owner is a day: "on my birthday", "at Lena's wedding", "during our
+# anniversary dinner", "at our neighbour Sven's retirement party". Without an owner it is no
+# one event ("at a wedding", "on birthdays").
+_OCCASIONS = r"(?:birthday|anniversary|wedding|graduation|retirement|funeral)"
+_OWNER_NAME = r"(?:(?-i:[A-Z])[\w-]*\s+){0,2}(?-i:[A-Z])[\w-]*['’]s"  # "Lena's", "Aunt Rosa's"
+OCCASION_ANCHOR = re.compile(
+    rf"\b(?:on|at|during)\s+(?P<phrase>(?:my|our|his|her|their|{_OWNER_NAME})\s+"
+    rf"(?:[\w'’-]+\s+){{0,2}}?{_OCCASIONS}(?:\s+(?:party|day|dinner|ceremony))?)\b", _FLAGS)
+# Whose occasion an anchor phrase names: the last possessive before it ("my sister Lena's
+# wedding": Lena's; "our neighbour Sven's retirement party": Sven's), else "my" / "our" at its
+# start ("my 30th birthday").
+_OCCASION_OWNER = re.compile(
+    rf"(?:^(?P<own>my|our)\s+(?:(?![\w-]*['’]s\b)[\w'’-]+\s+){{0,2}}?"
+    rf"|\b(?P<name>[\w-]+)['’]s\s+(?:[\w'’-]+\s+){{0,2}}?)(?P<occasion>{_OCCASIONS})\b",
+    _FLAGS)
+# Phrases after "the day of" that are times, not events: "the day of the week".
+_A_TIME_NOT_AN_EVENT = re.compile(
+    r"^(?:the|a|that|this)\s+(?:week|month|year|day|time|moment)\s*$", _FLAGS)
+_SAME_UNIT = {"day": "day", "night": "day", "morning": "day", "afternoon": "day",
+              "evening": "day", "week": "week", "month": "month", "year": "year"}
 
 
 def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
@@ -251,23 +285,41 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     anchor is only looked for outside the cues' spans. "before / after <event>" without a
     unit fixes a time only in a question about the past ("What did I eat after ..."), not in
     one about the present or a plan ("What does John want to do after his career?").
+    The event's own time ("the day I moved", "on my birthday": ``day_of``) is read in a
+    question about the past only, as an open range: "What will I pack the day I leave?" is a
+    plan.
     Returns the relation and the phrase that finds the anchor memory; the memory itself is
     found at search time.
     """
     taken = [cue.span for cue in cues if cue.range is not None]
-    patterns = (RELATIVE_ANCHOR,) if _NOT_PAST.match(question) else (RELATIVE_ANCHOR,
-                                                                      OPEN_ANCHOR)
+    patterns = (RELATIVE_ANCHOR,) if _NOT_PAST.match(question) else (
+        RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR)
     for pattern in patterns:
         for match in pattern.finditer(question):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
             phrase = match.group("phrase").strip()
-            if _NOT_AN_EVENT.match(phrase) or not content_words(phrase):
+            if _NOT_AN_EVENT.match(phrase) or _A_TIME_NOT_AN_EVENT.match(phrase) or \
+                    not content_words(phrase):
                 continue
             return EventAnchor(phrase=phrase, relation=_relation(match),
                                text=question[match.start():match.end()].strip(),
                                span=(match.start(), match.end()))
     return None
+
+
+def occasion_query(phrase: str) -> str | None:
+    """The FTS5 query that finds an occasion as its owner's: the owner's word within two
+    words of the occasion ("my birthday" finds "My birthday!" and "my 30th birthday", not
+    "Lena's birthday dinner"; "David's wedding" finds "David's wedding", not "Went to Jonas's
+    wedding; I called David"), where the words alone would take either. None for any other
+    anchor phrase. The anchor search falls back to the words when it finds nothing
+    (``retrieve.find_anchor_memory``: "Lena's wedding" told as "Lena got married")."""
+    match = _OCCASION_OWNER.search(phrase)
+    if match is None:
+        return None
+    owner = (match.group("own") or match.group("name")).lower()
+    return f'NEAR("{owner}" "{match.group("occasion").lower()}", 2)'
 
 
 def leaves_out_the_event(frame: RecallFrame) -> bool:
@@ -415,8 +467,10 @@ def _day_of(moment: int, tz: tzinfo) -> TimeRange:
 
 
 def _relation(match: re.Match[str]) -> str:
-    direction = " ".join(match.group("dir").lower().split())
     groups = match.groupdict()
+    if "dir" not in groups:  # the event's own time: "the week I moved", "on my birthday"
+        return f"{_SAME_UNIT[(groups.get('same') or 'day').lower()]}_of"
+    direction = " ".join(match.group("dir").lower().split())
     if groups.get("unit") is None:
         if "since" in direction:
             return "since"
@@ -447,7 +501,9 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
 
     ``day_after``: the next day; ``week_before``: the 7 days before the anchor's day;
     ``weekend_after``: the first Saturday-Sunday after it; ``days_after:3``: the third day
-    after; ``weeks_before:2``: the 14 days before; ``since`` and ``after``: the anchor's day to
+    after; ``weeks_before:2``: the 14 days before; ``day_of``, ``week_of``, ``month_of``,
+    ``year_of``: the anchor's day, its week (Monday to Sunday), month or year; ``since`` and
+    ``after``: the anchor's day to
     the reference day; ``before`` and ``until``: the bank's start to the anchor's day. The
     anchor's day is inside every open range: what happened after or before an event on its own
     day counts, the event's time of day is rarely known.
@@ -469,6 +525,8 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
         if name == "after":  # the anchor's day too: "what did I eat after the interview"
             return TimeRange(at(0), max(at(1), reference_day_end))
         return TimeRange(min(bank_start, at(0)), at(1))  # before / until: the day too
+    if direction == "of":
+        return _period_holding(unit, day)
     sign = 1 if direction == "after" else -1
     unit = unit.rstrip("s")
     if unit == "weekend":
@@ -487,6 +545,22 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
     return TimeRange(at(1), at(1 + span)) if sign > 0 else TimeRange(at(-span), at(0))
 
 
+def _period_holding(unit: str, day: datetime) -> TimeRange:
+    """The day, week (Monday to Sunday), month or year that holds ``day`` (a midnight)."""
+    if unit == "day":
+        start, end = day, day + timedelta(days=1)
+    elif unit == "week":
+        start = day - timedelta(days=day.weekday())
+        end = start + timedelta(days=7)
+    elif unit == "month":
+        start = day.replace(day=1)
+        end = (start + timedelta(days=32)).replace(day=1)
+    else:
+        start = day.replace(month=1, day=1)
+        end = start.replace(year=start.year + 1)
+    return TimeRange(_midnight(start), _midnight(end))
+
+
 def _midnight(moment: datetime) -> int:
     return int(moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
 
@@ -494,5 +568,6 @@ def _midnight(moment: datetime) -> int:
 __all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "asks_about_saying",
            "asks_how_many", "between_range", "detect_order", "find_event_anchor",
            "find_event_range", "is_counting", "leaves_out_the_event", "lists_since",
+           "occasion_query",
            "time_end_range", "order_words_removed", "question_verbs", "relation_range",
            "without_counting_words", "without_order_words"]
