@@ -399,6 +399,49 @@ def named_works(text: str) -> list[str]:
     return list(works)
 
 
+# Words that do not govern the person after them as a verb does ("with Ben", "until Chloe
+# dropped by", "and Ana"); a person after any other lower-case word is its object.
+_NOT_GOVERNING = frozenset(
+    """
+    with and or nor for to from by until till of at in on into onto near about after before
+    than but the a an this that these those i we you he she they me us him her them it is are
+    was were be been am while when as so because if like without between among behind beside
+    around across through over under via per up down off out including except
+    """.split())
+_KIN = ("parents|grandparents|family|folks|kids|children|son|daughter|sister|brother|mother|"
+        "father|mum|mom|dad|aunt|uncle|cousin|nephew|niece|grandma|grandpa|grandmother|"
+        "grandfather|friend|friends|godson|goddaughter|boss|neighbour|neighbor|partner|wife|"
+        "husband|boyfriend|girlfriend")
+_PERSON_AFTER_A_WORD = re.compile(
+    r"\b(?P<verb>[a-z]+)\s+(?:(?P<owner>my|our|his|her|their)\s+)?"
+    r"(?:(?:old|dear|best|little|big|new|late)\s+)?"
+    rf"(?:(?P<kin>(?:{_KIN}))\b(?!\s+(?-i:[A-Z]))|(?P<name>(?-i:[A-Z])[\w'’-]+)(?P<more>\s+(?-i:[A-Z])[\w-]+)?)",
+    re.IGNORECASE)
+
+
+def names_a_person_as_object(text: str) -> bool:
+    """Whether ``text`` names a person as the object of a verb: "Took the train to visit
+    Grandpa Theo", "I drove out to see my sister Lena", "Called Mum", "visited my parents";
+    not a companion or a subject ("hiked with Ben", "Ben sent a postcard", "until Chloe
+    dropped by") nor a title after a verb of watching or hearing ("saw Small Hours", "went to
+    see Orchid Quartet"). What "Who did I go to see?" asks for, read from the words alone."""
+    for match in _PERSON_AFTER_A_WORD.finditer(text):
+        verb = match.group("verb").casefold()
+        if verb in _NOT_GOVERNING:
+            continue
+        if match.group("kin"):
+            if match.group("owner") or match.group("kin")[0].isupper():
+                return True
+            continue
+        name = match.group("name")
+        if _key(name) in NOT_NAMES and _key(name) not in TITLES:
+            continue
+        if match.group("more") and verb in MEDIA_VERBS and _key(name) not in TITLES:
+            continue  # "saw Small Hours": a title
+        return True
+    return False
+
+
 def _joined_at_possessives(tokens: list[_Token], spans: list[tuple[int, int]],
                            text: str) -> Iterator[tuple[int, int]]:
     """``spans`` with a run that ends in a possessive joined to the run right after it:

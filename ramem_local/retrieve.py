@@ -32,6 +32,7 @@ from .recall.question_kinds import (
     EARLIEST,
     LIGHT_VERBS,
     asks_about_saying,
+    asks_whom,
     between_range,
     occasion_query,
     question_verbs,
@@ -326,11 +327,22 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     and the assistant's words (``Store.occurrences``): in the episode asked about, "Can you
     recommend a book like The Copper Key?" is no answer to "Which books have I started since
     May?", while "Started The Copper Key on the train" is. Not for a question about what was
-    said ("What did the assistant suggest in June?": ``asks_about_saying``)."""
+    said ("What did the assistant suggest in June?": ``asks_about_saying``).
+
+    A question asking for the person someone acted on ("Who did I go to see last weekend?",
+    ``question_kinds.asks_whom``) then puts the reports naming a person as the object of a
+    verb first (``names.names_a_person_as_object``: "Took the train to visit my old friend
+    Tomas", not "Watched The Ferryman with Jonas"): with MiniLM and MPNet alike the weekend's
+    film and concert "with" someone are closer to the question than the visit. Measured on
+    the journal benchmark and LoCoMo dev (README, "Who did I go to see")."""
     happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
                             conversation_id)
-    return sorted(context, key=lambda c: (c.tier if c.tier is not None else 0,
-                                          c.memory.id not in happened))
+    from .names import names_a_person_as_object
+
+    whom = asks_whom(frame.need)
+    return sorted(context, key=lambda c: (
+        c.tier if c.tier is not None else 0, c.memory.id not in happened,
+        whom and not names_a_person_as_object(c.memory.content)))
 
 
 def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFrame,

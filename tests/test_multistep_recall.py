@@ -220,6 +220,29 @@ def test_the_week_of_an_event_runs_monday_to_sunday(moving_day):
     assert not any("shakshuka" in text for text in _contents(response)[:1])
 
 
+A_WEEKEND = [
+    ("2024-03-01 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
+    ("2024-03-09 10:00", "Hiked up Mount Alder with Maya and Pablo; it was muddy all the way "
+                         "up."),
+    ("2024-03-09 20:00", "Went to see the Velvet Tides at Harbour Hall with Pablo; they played "
+                         "the old songs."),
+    ("2024-03-10 12:00", "Took the train to visit my old friend Tomas; we talked for hours."),
+    ("2024-03-10 20:00", "Watched The Ferryman with Jonas at the cinema; far better than the "
+                         "reviews said."),
+    ("2024-03-12 09:00", "Had a long meeting with Ben about the budget review."),
+]
+
+
+def test_who_did_i_go_to_see_puts_the_person_i_visited_first(tmp_path):
+    """Inside the weekend, the report naming a person as the object of its verb comes first
+    (``names.names_a_person_as_object``); before 2026-12-04 the film "with Jonas" did, as
+    closest to "Who did I go to see?" with MiniLM."""
+    bank = _journal_bank(tmp_path / "weekend.db", A_WEEKEND)
+    with Memory.open(bank) as memory:
+        response = memory.search("Who did I go to see last weekend?", as_of="2024-03-14")
+    assert "visit my old friend Tomas" in _contents(response)[0]
+
+
 def _ts(text: str) -> int:
     return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp())
 

@@ -12,6 +12,7 @@ from ramem_local.names import (
     name_candidates,
     named_phrases,
     named_works,
+    names_a_person_as_object,
     read_names,
 )
 
@@ -179,3 +180,25 @@ def test_named_works_are_titles_after_a_verb_of_watching_or_reading(text, works)
 ])
 def test_what_names_no_work(text):
     assert named_works(text) == []
+
+
+@pytest.mark.parametrize(("text", "names"), [
+    ("Took the train to visit Grandpa Theo; we walked along the canal.", True),
+    ("I drove out to see my sister Lena in Bruges", True),
+    ("Took the train to visit my parents; we cooked together.", True),
+    ("Took the train to visit my old friend Tomas", True),
+    ("Called Mum to tell her the keys work.", True),
+    ("I felt restless and phoned Karin to talk", True),
+    # companions, subjects, after a preposition
+    ("Hiked up Eagle Ridge with Ben; the view from the top was clear.", False),
+    ("Ben sent a postcard.", False),
+    ("I stayed home until Chloe dropped by.", False),
+    ("Cooked pork dumplings for Chloe.", False),
+    # titles after a verb of watching or hearing
+    ("Saw Small Hours at home with Farid.", False),
+    ("I went to see Orchid Quartet at Harbour Hall.", False),
+    ("Went to see the Velvet Tides at Harbour Hall.", False),
+    ("Finally watched The Ferryman.", False),
+])
+def test_a_person_as_the_object_of_a_verb(text, names):
+    assert names_a_person_as_object(text) is names

@@ -12,6 +12,7 @@ import pytest
 from ramem_local.recall.frame import build_frame
 from ramem_local.recall.question_kinds import (
     asks_how_many,
+    asks_whom,
     between_range,
     detect_order,
     find_event_anchor,
@@ -468,3 +469,21 @@ def test_an_anchor_question_names_the_event_and_keeps_the_rest_as_need() -> None
 ])
 def test_an_occasion_is_found_with_its_owner_next_to_it(phrase: str, query: str | None) -> None:
     assert occasion_query(phrase) == query
+
+
+@pytest.mark.parametrize(("need", "whom"), [
+    ("Who did I go to see?", True),
+    ("Who have I visited?", True),
+    ("Whom did Ana call?", True),
+    ("Who did Nate plan to invite to his gaming party?", True),
+    # a companion or anyone after a preposition
+    ("Who did I go hiking with?", False),
+    ("Who did I cook for?", False),
+    ("Who did I talk to?", False),
+    # a subject
+    ("Who called me?", False),
+    ("Who is Caroline?", False),
+    ("Who was the new addition to Nate's family?", False),
+])
+def test_who_asks_for_the_person_acted_on(need: str, whom: bool) -> None:
+    assert asks_whom(need) is whom

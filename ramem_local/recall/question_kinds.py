@@ -127,6 +127,22 @@ _VERB_AFTER_SUBJECT = re.compile(
     rf"\b(?:{_AUXILIARY}\s+{_SUBJECT}|(?:i|we|you|he|she|they))\s+(?P<verb>[a-z]+)\b", _FLAGS)
 
 
+# The subject is a pronoun or a capitalised name: "Who was the new addition?" asks for a subject.
+_WHOM = re.compile(rf"^\W*(?:who|whom)\s+{_AUXILIARY}\s+"
+                   r"(?:i|we|you|he|she|they|(?-i:[A-Z])[\w'-]+(?:\s+(?-i:[A-Z])[\w'-]+)?)\s+"
+                   r"(?P<rest>[^?]*)", _FLAGS)
+_STRANDED = re.compile(r"\b(?:with|for|to|from|by|about|at|on|in|of|after|before|near|"
+                       r"without|behind|beside|alongside|against)\W*$", _FLAGS)
+
+
+def asks_whom(need: str) -> bool:
+    """Whether the need asks for the person someone acted on: "Who did I go to see?", "Who
+    have I visited?", "Whom did Ana call?"; not a companion or anyone after a preposition
+    ("Who did I hike with?", "Who did I cook for?") nor a subject ("Who called me?")."""
+    match = _WHOM.match(need)
+    return match is not None and not _STRANDED.search(match.group("rest"))
+
+
 def question_verbs(question: str) -> set[str]:
     """The lower-cased words that follow a subject ("did I cook", "I hiked"): the verbs."""
     return {m.group("verb").lower() for m in _VERB_AFTER_SUBJECT.finditer(question)}
@@ -566,6 +582,7 @@ def _midnight(moment: datetime) -> int:
 
 
 __all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "asks_about_saying",
+           "asks_whom",
            "asks_how_many", "between_range", "detect_order", "find_event_anchor",
            "find_event_range", "is_counting", "leaves_out_the_event", "lists_since",
            "occasion_query",
