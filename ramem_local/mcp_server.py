@@ -79,7 +79,8 @@ def build_server(memory: Memory) -> Any:
 
     @server.tool(description="Find the memories that answer a question, episode-compatible ones "
                              "first ('What did I do last weekend?', 'When did I last ...', "
-                             "'How many times ...', 'between the move and the wedding'). "
+                             "'How many times ...', 'between the move and the wedding', "
+                             "'the day I moved', 'on my birthday', 'Who did I visit ...'). "
                              "`as_of` sets 'now' for relative times, "
                              "and nothing written after it is returned. `k`: how many "
                              f"memories (1-{MAX_K}; default: the user's ramem config `k`). "
