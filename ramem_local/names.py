@@ -408,10 +408,9 @@ _NOT_GOVERNING = frozenset(
     was were be been am while when as so because if like without between among behind beside
     around across through over under via per up down off out including except
     """.split())
-_KIN = ("parents|grandparents|family|folks|kids|children|son|daughter|sister|brother|mother|"
-        "father|mum|mom|dad|aunt|uncle|cousin|nephew|niece|grandma|grandpa|grandmother|"
-        "grandfather|friend|friends|godson|goddaughter|boss|neighbour|neighbor|partner|wife|"
-        "husband|boyfriend|girlfriend")
+# A kinship word or title (``TITLES``), or a group of them, is a person too ("visit my parents").
+_KIN = "|".join(sorted(TITLES | {"parents", "grandparents", "family", "folks", "kids",
+                                 "children", "friends", "cousins"}, key=lambda w: (-len(w), w)))
 _PERSON_AFTER_A_WORD = re.compile(
     r"\b(?P<verb>[a-z]+)\s+(?:(?P<owner>my|our|his|her|their)\s+)?"
     r"(?:(?:old|dear|best|little|big|new|late)\s+)?"

@@ -335,10 +335,10 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     Tomas", not "Watched The Ferryman with Jonas"): with MiniLM and MPNet alike the weekend's
     film and concert "with" someone are closer to the question than the visit. Measured on
     the journal benchmark and LoCoMo dev (README, "Who did I go to see")."""
-    happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
-                            conversation_id)
     from .names import names_a_person_as_object
 
+    happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
+                            conversation_id)
     whom = asks_whom(frame.need)
     return sorted(context, key=lambda c: (
         c.tier if c.tier is not None else 0, c.memory.id not in happened,
@@ -399,8 +399,9 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     if vector is not None and settings.centre_query:
         vector = centred_query(vector, store.mean_vector())
     reports: list[RankedRow] = []
-    for fts in dict.fromkeys(filter(None, (occasion_query(anchor.phrase),
-                                          fts_match_query(anchor.phrase)))):
+    for fts in (occasion_query(anchor.phrase), fts_match_query(anchor.phrase)):
+        if fts is None:
+            continue
         rows = content_list(store, Query(vector=vector, fts=fts),
                             settings, conversation_id, frame.as_of, limit=settings.depth)
         happened = report_times(store, [r.id for r in rows], frame, settings, conversation_id)

@@ -205,6 +205,24 @@ def test_my_birthday_is_mine_not_lenas(moving_day):
                for text in ("My birthday!", "Opened the presents"))
 
 
+def test_an_occasion_told_in_other_words_is_found_by_its_words(tmp_path):
+    """No report holds "lena" next to "wedding" (``question_kinds.occasion_query`` finds
+    nothing), so the words alone find the day Lena got married."""
+    bank = _journal_bank(tmp_path / "married.db", [
+        ("2024-05-24 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
+        ("2024-05-25 15:00", "Lena got married in Ghent; we danced all night."),
+        ("2024-05-25 23:00", "Took a taxi back to the hotel with Tom."),
+        ("2024-06-02 10:00", "Hiked up Hawk Hill with Ben; windy at the top."),
+    ])
+    with Memory.open(bank) as memory:
+        response = memory.search("Who did I dance with at Lena's wedding?",
+                                 as_of="2024-07-01")
+        anchor = response.trace.frame.anchor
+        assert anchor is not None and anchor.memory_id is not None
+        assert "Lena got married" in memory.get(anchor.memory_id).content
+    assert response.trace.frame.time_range == TimeRange(_ts("2024-05-25"), _ts("2024-05-26"))
+
+
 def test_what_happened_the_day_of_an_event_lists_the_day_in_time_order(moving_day):
     with Memory.open(moving_day) as memory:
         response = memory.search("What did I do the day I moved?", as_of="2024-06-01")

@@ -45,10 +45,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, time, timedelta, tzinfo
 
 from ..text import content_words
 from ..types import EventAnchor, RecallFrame, TimeCue, TimeRange
+from .time.calendar_math import period_holding
 from .time.vocabulary import NEAR, NEAR_UNIT, STRETCH
 from .when import range_end_cue
 
@@ -302,8 +303,8 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     unit fixes a time only in a question about the past ("What did I eat after ..."), not in
     one about the present or a plan ("What does John want to do after his career?").
     The event's own time ("the day I moved", "on my birthday": ``day_of``) is read in a
-    question about the past only, as an open range: "What will I pack the day I leave?" is a
-    plan.
+    question about the past only, as an open range is: "What will I pack the day I leave?" is
+    a plan.
     Returns the relation and the phrase that finds the anchor memory; the memory itself is
     found at search time.
     """
@@ -541,8 +542,10 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
         if name == "after":  # the anchor's day too: "what did I eat after the interview"
             return TimeRange(at(0), max(at(1), reference_day_end))
         return TimeRange(min(bank_start, at(0)), at(1))  # before / until: the day too
-    if direction == "of":
-        return _period_holding(unit, day)
+    if direction == "of":  # the event's own day, week (Monday to Sunday), month or year
+        period_start, period_end = period_holding(unit, day.date())
+        return TimeRange(int(datetime.combine(period_start, time(), tzinfo=tz).timestamp()),
+                         int(datetime.combine(period_end, time(), tzinfo=tz).timestamp()))
     sign = 1 if direction == "after" else -1
     unit = unit.rstrip("s")
     if unit == "weekend":
@@ -559,22 +562,6 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
         return TimeRange(at(sign * count), at(sign * count + 1))
     span = length * count
     return TimeRange(at(1), at(1 + span)) if sign > 0 else TimeRange(at(-span), at(0))
-
-
-def _period_holding(unit: str, day: datetime) -> TimeRange:
-    """The day, week (Monday to Sunday), month or year that holds ``day`` (a midnight)."""
-    if unit == "day":
-        start, end = day, day + timedelta(days=1)
-    elif unit == "week":
-        start = day - timedelta(days=day.weekday())
-        end = start + timedelta(days=7)
-    elif unit == "month":
-        start = day.replace(day=1)
-        end = (start + timedelta(days=32)).replace(day=1)
-    else:
-        start = day.replace(month=1, day=1)
-        end = start.replace(year=start.year + 1)
-    return TimeRange(_midnight(start), _midnight(end))
 
 
 def _midnight(moment: datetime) -> int:

@@ -85,6 +85,11 @@ def _period(unit: str, day: date) -> Days:
     return _year_range(day.year)
 
 
+def period_holding(unit: str, day: date) -> Days:
+    """``day`` itself, or the calendar week, weekend, month, quarter or year holding it."""
+    return _single_day(day) if unit == "day" else _period(unit, day)
+
+
 def _shift(day: date, unit: str, count: int) -> date:
     if unit in ("day", "night"):
         return day + timedelta(days=count)

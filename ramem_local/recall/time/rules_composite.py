@@ -14,13 +14,13 @@ from .calendar_math import (
     _add_months,
     _Context,
     _part_of,
-    _period,
     _saturday_on_or_after,
     _shift,
     _shift_range,
     _single_day,
     _sunday_before,
     _unit_of,
+    period_holding,
 )
 from .reading import _count, _normal_part, _normal_rel, _unit
 from .registry import _composite
@@ -50,7 +50,7 @@ def _combine_period_around(match: re.Match[str], anchors: list[Days], ctx: _Cont
     start, end = anchors[0]
     unit, rel = _unit(match), _normal_rel(match.group("rel"))
     if rel == "of":
-        return _single_day(start) if unit == "day" else _period(unit, start)
+        return period_holding(unit, start)
     if rel == "before":
         if unit == "weekend":
             sunday = _sunday_before(start)
