@@ -671,12 +671,13 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
 
     \b
     What a question may say about its time, for example:
-      What did I cook last week? / on 3 May? / in early March 2024?
+      What did I cook last week? / on 3 May? / two Christmases ago?
       When did I last see Tom? / first hike up Hawk Hill?     (latest / earliest first)
       How many times did I go hiking in March?               (every match, counted)
       Which films have I watched since February?             (from then until now)
       What did I do the day after I adopted the cat?         (found through the event)
       What did I do the day I moved? / on my birthday?       (the event's own day)
+      What did I do the weekend I moved?                     (the weekend next to it)
       What did I do between the move and Christmas?
 
     \b

@@ -251,7 +251,8 @@ class EventAnchor:
 
     phrase: str  # what the anchor memory is found by ("I adopted the cat")
     relation: str  # "day_after", "week_before", "since", "after", "before", "until",
-    # "day_of" / "week_of" / "month_of" / "year_of" (the event's own day, week, ...),
+    # "day_of" / "weekend_of" / "week_of" / "month_of" / "year_of" (the event's own day,
+    # weekend, week, ...),
     # "between" (one end of a range whose other end is ``RecallFrame.other_end``), ...
     # (``question_kinds.relation_range``)
     text: str  # the question's words that say it ("the day after I adopted the cat")

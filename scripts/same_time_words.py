@@ -1,4 +1,5 @@
-"""Questions whose time is an event's own day or week, asked of the journal benchmark's banks.
+"""Questions whose time is an event's own day, weekend or week, asked of the journal benchmark's
+banks.
 
 "What did I do the day I adopted Shadow the cat?", "What did I cook on the day of Ana's
 wedding?", "Which film did I watch the week I started the new job at Orbis Freight?": the time
@@ -10,7 +11,10 @@ same journal `ramem eval journal --seed S` writes), for every one-off event of e
   event's own among them);
 - each activity kind with an entry that day: the kind's own question wordings ("What did I
   cook <cue>?"), the kind's entries of the day as evidence;
-- each kind with 1 to 10 entries in the event's week: "… the week <event>?".
+- each kind with 1 to 10 entries in the event's week: "… the week <event>?";
+- for an event on a Saturday or a Sunday (where "the weekend I moved" can mean one weekend
+  only), the whole weekend and each kind with an entry in it: "What did I do the weekend
+  <event>?", "What did I cook the weekend of <event>?" (``weekend_of``).
 
 An event named as a clause ("I moved into the flat on Linden Avenue") reads "the day I moved
 …"; one named as a noun phrase ("Ana's wedding", "my job interview at Vantage Rail") reads "the
@@ -18,7 +22,8 @@ day of …" and, for an occasion with its owner, "at Ana's wedding". Searched on
 `ramem eval journal` left (``--bank-dir``), as of the journal's last day:
 
     ramem --embedder DIR eval journal --seed 7 --mode ramem --bank-dir B
-    PYTHONPATH=. python scripts/same_time_words.py --bank-dir B --seeds 7 8 9 --years 1,5,10
+    PYTHONPATH=. python scripts/same_time_words.py --bank-dir B --seeds 7,8,9 --years 1,5,10
+    PYTHONPATH=. python scripts/same_time_words.py --bank-dir B --seeds 7 --only "the weekend"
 
 Prints R@1, R@10 and all-evidence R@10 per wording and size, and the whole.
 """
@@ -69,6 +74,25 @@ def week_cue(event: str) -> str:
     return f"the week {event}" if event.startswith("I ") else f"the week of {event}"
 
 
+def weekend_cue(event: str) -> str:
+    return f"the weekend {event}" if event.startswith("I ") else f"the weekend of {event}"
+
+
+def weekend_questions(event_answer: str, weekend: list) -> list[tuple[str, str, set[str]]]:
+    """The whole weekend and each kind with an entry in it, for an event on that weekend."""
+    cue = weekend_cue(event_answer)
+    asked = []
+    if len(weekend) <= MAX_EVIDENCE:
+        asked += [("the weekend … (whole)", template.format(cue=cue), {e.id for e in weekend})
+                  for template in WHOLE_DAY_QUESTIONS]
+    for kind in KINDS:
+        evidence = {e.id for e in weekend if e.kind == kind}
+        if evidence:
+            asked.append(("the weekend … (a kind)", _KIND[kind].questions[0].format(cue=cue),
+                          evidence))
+    return asked
+
+
 def questions(seed: int, years: int) -> list[tuple[str, str, set[str]]]:
     """(wording, question, evidence entry ids) for every one-off event of the journal."""
     journal = generate_journal(JournalSpec(years=years, seed=seed))
@@ -97,6 +121,10 @@ def questions(seed: int, years: int) -> list[tuple[str, str, set[str]]]:
             if 1 <= len(evidence) <= MAX_EVIDENCE:
                 asked.append(("the week …", _KIND[kind].questions[0].format(
                     cue=week_cue(event.answer)), evidence))
+        if day.weekday() >= 5 and week:  # Saturday or Sunday of a finished week
+            saturday = monday + timedelta(days=5)
+            asked += weekend_questions(event.answer, by_day.get(saturday, [])
+                                       + by_day.get(saturday + timedelta(days=1), []))
     return asked
 
 
@@ -105,6 +133,7 @@ def main() -> None:
     parser.add_argument("--bank-dir", type=Path, required=True)
     parser.add_argument("--seeds", default="7", help="comma-separated generator seeds")
     parser.add_argument("--years", default="1,5,10", help="comma-separated journal sizes")
+    parser.add_argument("--only", default="", help="ask only the wordings starting with this")
     args = parser.parse_args()
     totals: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for seed in map(int, args.seeds.split(",")):
@@ -114,6 +143,8 @@ def main() -> None:
             bank = args.bank_dir / f"journal-{years}y-seed{seed}-dense.db"
             with Memory.open(bank) as memory:
                 for wording, question, evidence in questions(seed, years):
+                    if not wording.startswith(args.only):
+                        continue
                     found = memory.search(question, as_of=as_of, k=10)
                     turns = [set(c.memory.source_turns) for c in found.results]
                     scores = _scores(turns, evidence)

@@ -238,6 +238,17 @@ def test_the_week_of_an_event_runs_monday_to_sunday(moving_day):
     assert not any("shakshuka" in text for text in _contents(response)[:1])
 
 
+def test_the_weekend_of_an_event_is_read_as_that_weekend(moving_day):
+    """Before 2026-12-04 "the weekend I moved" read no time: the lentil soup of another week
+    and Monday's shakshuka came first."""
+    with Memory.open(moving_day) as memory:  # 1 March 2024 is a Friday
+        response = memory.search("What did I cook the weekend I moved?", as_of="2024-06-01")
+    assert response.trace.frame.anchor.relation == "weekend_of"
+    assert response.trace.frame.time_range == TimeRange(_ts("2024-03-01"), _ts("2024-03-04"))
+    assert set(_contents(response)[:3]) == {
+        f"me: {text}" for at, text in MOVING_DAY if at.startswith("2024-03-01")}
+
+
 A_WEEKEND = [
     ("2024-03-01 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
     ("2024-03-09 10:00", "Hiked up Mount Alder with Maya and Pablo; it was muddy all the way "

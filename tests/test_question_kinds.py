@@ -192,6 +192,8 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
          "week_of"),
         ("How many times did I cook the week that Tom visited?", "Tom visited", "week_of"),
         ("What did I read the month I moved to Leeds?", "I moved to Leeds", "month_of"),
+        ("What did I do the weekend I moved?", "I moved", "weekend_of"),
+        ("Who did I see the weekend of Lena's wedding?", "Lena's wedding", "weekend_of"),
         ("Where did I live the year we met?", "we met", "year_of"),
         ("What did I do on my birthday?", "my birthday", "day_of"),
         ("What did I eat at Lena's wedding?", "Lena's wedding", "day_of"),
@@ -399,6 +401,7 @@ def _day(text: str) -> int:
         ("until", "2023-01-01", "2024-03-06"),
         ("day_of", "2024-03-05", "2024-03-06"),
         ("week_of", "2024-03-04", "2024-03-11"),  # Monday to Sunday
+        ("weekend_of", "2024-03-02", "2024-03-06"),  # a Tuesday: the weekend before, to it
         ("month_of", "2024-03-01", "2024-04-01"),
         ("year_of", "2024-01-01", "2025-01-01"),
     ],
@@ -408,6 +411,24 @@ def test_relation_range_around_the_event(relation: str, start: str, end: str) ->
     timeline = TimeRange(_day("2023-01-01"), _day("2024-06-01"))
     got = relation_range(relation, event, UTC, timeline=timeline,
                          reference_time=_day("2024-04-01") + 3600)
+    assert got == TimeRange(_day(start), _day(end))
+
+
+@pytest.mark.parametrize(
+    ("event_day", "start", "end"),
+    [
+        ("2024-03-01", "2024-03-01", "2024-03-04"),  # Friday: Friday to Sunday
+        ("2024-03-02", "2024-03-02", "2024-03-04"),  # Saturday: that weekend
+        ("2024-03-03", "2024-03-02", "2024-03-04"),  # Sunday: that weekend
+        ("2024-03-04", "2024-03-02", "2024-03-05"),  # Monday: Saturday to Monday
+        ("2024-03-06", "2024-03-02", "2024-03-07"),  # Wednesday: the weekend before
+        ("2024-03-07", "2024-03-07", "2024-03-11"),  # Thursday: to the weekend after
+    ],
+)
+def test_the_weekend_of_an_event_is_the_weekend_next_to_its_day(event_day: str, start: str,
+                                                                  end: str) -> None:
+    got = relation_range("weekend_of", _day(event_day) + 15 * 3600, UTC, timeline=None,
+                         reference_time=_day("2024-04-01"))
     assert got == TimeRange(_day(start), _day(end))
 
 

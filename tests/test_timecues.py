@@ -324,6 +324,19 @@ GROUNDED = [
     ("on Thanksgiving", THU, "holiday", "2022-11-24", "2022-11-24"),
     ("on New Year's Eve", JAN3, "holiday", "2023-12-31", "2023-12-31"),
     ("for Halloween", THU, "holiday", "2022-10-31", "2022-10-31"),
+    # a holiday or a season counted back
+    ("two Christmases ago", THU, "holiday_ago", "2021-12-25", "2021-12-25"),
+    ("two Christmases ago", JAN3, "holiday_ago", "2022-12-25", "2022-12-25"),
+    ("What did we eat three Easters ago?", THU, "holiday_ago", "2021-04-04", "2021-04-04"),
+    ("two Thanksgivings back", THU, "holiday_ago", "2021-11-25", "2021-11-25"),
+    ("the Christmas before last", THU, "holiday_before_last", "2021-12-25", "2021-12-25"),
+    ("Christmas two years ago", THU, "holiday_years_ago", "2021-12-25", "2021-12-25"),
+    ("two summers ago", THU, "season_ago", "2021-06-01", "2021-08-31"),
+    ("two summers ago", SEP10, "season_ago", "2022-06-01", "2022-08-31"),
+    ("two summers ago", JUN20, "season_ago", "2021-06-01", "2021-08-31"),  # this one is not over
+    ("two winters ago", THU, "season_ago", "2021-12-01", "2022-02-28"),
+    ("the summer before last", THU, "season_before_last", "2021-06-01", "2021-08-31"),
+    ("the summer of two years ago", THU, "season_years_ago", "2021-06-01", "2021-08-31"),
     # LoCoMo-style questions
     ("What did Melanie do in the week before 9 June 2023?", JUN20, "period_before",
      "2023-06-02", "2023-06-08"),
@@ -615,6 +628,9 @@ VAGUE = [
 ]
 
 NO_CUE = [
+    "I spent two summers in Spain",
+    "three Christmases in a row at Grandma's",
+    "the summer before we met",
     "What did I do my first March in Leeds?",  # a day in words before its month takes "of"
     "Who finished the second of the races?",
     "When did I first cook it?",

@@ -32,9 +32,10 @@ event range      between adopting the cat and the move;    between 3 March and 2
 ================ ========================================= ==================================
 
 An event anchor names its relation (``day_after``, ``week_before``, ``days_after:3``,
-``since``, ``after``, ``before``, ``until``; ``day_of``, ``week_of``, ``month_of``,
-``year_of`` for the event's own day, week, month or year: "the day I moved", "on my
-birthday") and its phrase (the words that find the anchor memory: "I adopted the cat");
+``since``, ``after``, ``before``, ``until``; ``day_of``, ``weekend_of``, ``week_of``,
+``month_of``, ``year_of`` for the event's own day, weekend, week, month or year: "the day I
+moved", "the weekend I moved", "on my birthday") and its phrase (the words that find the
+anchor memory: "I adopted the cat");
 :func:`relation_range` turns the anchor memory's time into the range the question is about.
 An event range (:func:`find_event_range`) has two ends, events (relation ``between``) or
 times; :func:`between_range` joins them.
@@ -49,7 +50,7 @@ from datetime import datetime, time, timedelta, tzinfo
 
 from ..text import content_words
 from ..types import EventAnchor, RecallFrame, TimeCue, TimeRange
-from .time.calendar_math import period_holding
+from .time.calendar_math import period_holding, weekend_next_to
 from .time.vocabulary import NEAR, NEAR_UNIT, STRETCH
 from .when import range_end_cue
 
@@ -270,7 +271,7 @@ OPEN_ANCHOR = re.compile(
 # the name's: "What day of the week did I move?" asks about a weekday.
 SAME_TIME_ANCHOR = re.compile(
     r"\b(?:(?:on|in|during|over)\s+)?the\s+(?:very\s+|same\s+)?"
-    r"(?P<same>day|night|morning|afternoon|evening|week|month|year)\s+"
+    r"(?P<same>day|night|morning|afternoon|evening|weekend|week|month|year)\s+"
     r"(?:that\s+|when\s+|of\s+)?(?P<phrase>(?:i|we|you|he|she|they|my|our|your|his|her|"
     r"their|the|(?-i:[A-Z])[\w'-]*)\b[^,;?!.]*)", _FLAGS)
 # An occasion named with its owner is a day: "on my birthday", "at Lena's wedding", "during our
@@ -292,7 +293,8 @@ _OCCASION_OWNER = re.compile(
 _A_TIME_NOT_AN_EVENT = re.compile(
     r"^(?:the|a|that|this)\s+(?:week|month|year|day|time|moment)\s*$", _FLAGS)
 _SAME_UNIT = {"day": "day", "night": "day", "morning": "day", "afternoon": "day",
-              "evening": "day", "week": "week", "month": "month", "year": "year"}
+              "evening": "day", "weekend": "weekend", "week": "week", "month": "month",
+              "year": "year"}
 
 
 def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
@@ -519,7 +521,9 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
     ``day_after``: the next day; ``week_before``: the 7 days before the anchor's day;
     ``weekend_after``: the first Saturday-Sunday after it; ``days_after:3``: the third day
     after; ``weeks_before:2``: the 14 days before; ``day_of``, ``week_of``, ``month_of``,
-    ``year_of``: the anchor's day, its week (Monday to Sunday), month or year; ``since`` and
+    ``year_of``: the anchor's day, its week (Monday to Sunday), month or year; ``weekend_of``: the
+    weekend next to the anchor's day, stretched to it (``calendar_math.weekend_next_to``: a
+    Friday's Friday to Sunday, a Tuesday's Saturday to Tuesday); ``since`` and
     ``after``: the anchor's day to
     the reference day; ``before`` and ``until``: the bank's start to the anchor's day. The
     anchor's day is inside every open range: what happened after or before an event on its own
@@ -542,8 +546,9 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
         if name == "after":  # the anchor's day too: "what did I eat after the interview"
             return TimeRange(at(0), max(at(1), reference_day_end))
         return TimeRange(min(bank_start, at(0)), at(1))  # before / until: the day too
-    if direction == "of":  # the event's own day, week (Monday to Sunday), month or year
-        period_start, period_end = period_holding(unit, day.date())
+    if direction == "of":  # the event's own day, weekend, week (Monday to Sunday), month, year
+        period_start, period_end = weekend_next_to((day.date(), day.date() + timedelta(days=1))) \
+            if unit == "weekend" else period_holding(unit, day.date())
         return TimeRange(int(datetime.combine(period_start, time(), tzinfo=tz).timestamp()),
                          int(datetime.combine(period_end, time(), tzinfo=tz).timestamp()))
     sign = 1 if direction == "after" else -1

@@ -115,6 +115,12 @@ season_last/this/next       last summer, this winter           last: the most re
                                                                next: the first one starting after
 season (d)                  in the spring, over the summer     most recent season that started on
                                                                or before the reference day
+season_ago                  two summers ago, three winters     the Nth most recent season that
+                            back                               ended by the reference day (one
+                                                               ago is last summer)
+season_before_last          the summer before last             the second most recent such
+season_years_ago            summer two years ago, the summer   that season in the year N years
+                            of two years ago                   back
 holiday_year                Easter 2022, Christmas of 2021,    that year's holiday; its dates
                             Black Friday 2021, Diwali '23,     come from ``calendars`` (the
                             Deepavali in 2019, Easter Sunday
@@ -133,6 +139,10 @@ holiday_{rel}               last Thanksgiving, this Christmas, ``dateutil``): fi
                                                                that whole year, never another;
                                                                one running past New Year is cut
                                                                at it (Hanukkah 2024: 26-31 Dec)
+holiday_ago                 two Christmases ago, three Easters the Nth most recent occurrence
+                            back                               begun before the reference day
+holiday_before_last         the Christmas before last          the second most recent
+holiday_years_ago           Christmas two years ago            that holiday in the year N back
 holiday (d)                 at Easter, for Diwali, during      the occurrence the direction
                             Ramadan, we spent Christmas at     picks; without a preposition
                             ..., Memorial Day weekend          only when a verb, a preposition

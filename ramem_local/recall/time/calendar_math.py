@@ -90,6 +90,19 @@ def period_holding(unit: str, day: date) -> Days:
     return _single_day(day) if unit == "day" else _period(unit, day)
 
 
+def weekend_next_to(days: Days) -> Days:
+    """The weekend next to a day (a holiday: "Memorial Day weekend"; an event: "the weekend I
+    moved"), stretched to the day: Sat-Mon for a Monday, Thu-Sun for a Thursday, Sat-Sun for a
+    Sunday; a Tuesday or Wednesday takes the weekend before it."""
+    first = days[0]
+    if first.weekday() >= 5:
+        saturday = first - timedelta(days=first.weekday() - 5)
+        return saturday, saturday + timedelta(days=2)
+    if first.weekday() >= 3:
+        return first, first + timedelta(days=7 - first.weekday())
+    return first - timedelta(days=first.weekday() + 2), days[1]
+
+
 def _shift(day: date, unit: str, count: int) -> date:
     if unit in ("day", "night"):
         return day + timedelta(days=count)

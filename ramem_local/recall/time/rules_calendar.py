@@ -32,9 +32,11 @@ from .calendar_math import (
     _shift,
     _single_day,
     _year_range,
+    weekend_next_to,
 )
 from .reading import (
     _after_preposition,
+    _count,
     _day_fits_month,
     _holiday_in_text_ok,
     _holiday_ok,
@@ -67,14 +69,17 @@ from .vocabulary import (
     DAY_OF_MONTH,
     DAY_WORD,
     HOLIDAY,
+    HOLIDAY_PLURAL,
     MON,
     NO_YEAR_AFTER,
     NOT_SEASON_NOUN,
+    NUM,
     PART,
     QUARTER,
     REL,
     REL_OR_PAST,
     SEASON,
+    SEASON_PLURAL,
     WD_PREFIX,
     YEAR,
     YEAR_SEP,
@@ -467,6 +472,40 @@ def _ground_season(match: re.Match[str], ctx: _Context) -> Days:
     return _directed(ctx, lambda year: _season_range(season, year, ctx), _around_year(ctx), 1)
 
 
+# "two summers ago", "the summer before last", "the summer of two years ago": a season counted
+# back. Seasons already over count, as for "last summer": asked in July, "two summers ago" is
+# the summer before last year's.
+
+
+def _seasons_back(season: str, count: int, ctx: _Context) -> Days:
+    """The ``count``-th most recent ``season`` that ended by the reference day."""
+    over = [_season_range(season, year, ctx)
+            for year in range(ctx.today.year - count - 1, ctx.today.year + 1)]
+    over = [days for days in over if days[1] <= ctx.today]
+    if len(over) < count:
+        raise ValueError("no such season")
+    return over[-count]
+
+
+@_rule("season_ago", r"\b" + NUM + r"\s+" + SEASON_PLURAL + r"\s+(?:ago|back)\b", "season ago",
+       anchor=True)
+def _ground_season_ago(match: re.Match[str], ctx: _Context) -> Days:
+    return _seasons_back(_season_word(match), _count(match.group("n")), ctx)
+
+
+@_rule("season_before_last", r"\b(?:the\s+)?" + SEASON + r"\s+before\s+last\b", "season open",
+       anchor=True)
+def _ground_season_before_last(match: re.Match[str], ctx: _Context) -> Days:
+    return _seasons_back(_season_word(match), 2, ctx)
+
+
+@_rule("season_years_ago",
+       r"\b(?:the\s+)?" + SEASON + r",?\s+(?:of\s+)?" + NUM + r"\s+years?\s+(?:ago|back)\b",
+       "season ago", anchor=True)
+def _ground_season_years_ago(match: re.Match[str], ctx: _Context) -> Days:
+    return _season_range(_season_word(match), ctx.today.year - _count(match.group("n")), ctx)
+
+
 # Holidays (dates from the calendars of ``calendars.py``).
 
 
@@ -474,25 +513,12 @@ def _holiday(match: re.Match[str]) -> str:
     return holiday_key(match.group("hol"))
 
 
-def _holiday_weekend(days: Days) -> Days:
-    """"Memorial Day weekend": the weekend next to a holiday, stretched to the holiday: Sat-Mon
-    for a Monday, Thu-Sun for a Thursday, Sat-Sun for a Sunday; a Tuesday or Wednesday holiday
-    takes the weekend before it."""
-    first = days[0]
-    if first.weekday() >= 5:
-        saturday = first - timedelta(days=first.weekday() - 5)
-        return saturday, saturday + timedelta(days=2)
-    if first.weekday() >= 3:
-        return first, first + timedelta(days=7 - first.weekday())
-    return first - timedelta(days=first.weekday() + 2), days[1]
-
-
 def _holiday_occurrences(match: re.Match[str], years: range, ctx: _Context) -> list[Days]:
     """Each occurrence of the matched holiday (or of its weekend) in ``years``, in time order."""
     key = _holiday(match)
     occurrences = [days for year in years for days in holiday_occurrences(key, year, ctx.country)]
     if match.group("hweekend"):
-        return [_holiday_weekend(days) for days in occurrences]
+        return [weekend_next_to(days) for days in occurrences]
     return occurrences
 
 
@@ -559,6 +585,41 @@ def _ground_holiday_rel(match: re.Match[str], ctx: _Context) -> Days:
         if after:
             return after[0]
     raise ValueError(f"no {rel} {_holiday(match)}")
+
+
+# "two Christmases ago", "the Easter before last", "Christmas two years ago": a holiday counted
+# back from the reference day, as "last Christmas" is the first one back.
+
+
+def _holidays_back(match: re.Match[str], count: int, ctx: _Context) -> Days:
+    """The ``count``-th most recent occurrence of the matched holiday that began before the
+    reference day."""
+    key, today = _holiday(match), ctx.today
+    occurrences = [days for year in range(today.year - count - 1, today.year + 1)
+                   for days in holiday_occurrences(key, year, ctx.country)]
+    before = [days for days in occurrences if days[0] < today]
+    if len(before) < count:
+        raise ValueError(f"no {key} {count} back")
+    return before[-count]
+
+
+@_rule("holiday_ago", r"\b" + NUM + r"\s+" + HOLIDAY_PLURAL + r"\s+(?:ago|back)\b",
+       "holiday ago", accept=_holiday_ok, anchor=True)
+def _ground_holiday_ago(match: re.Match[str], ctx: _Context) -> Days:
+    return _holidays_back(match, _count(match.group("n")), ctx)
+
+
+@_rule("holiday_before_last", r"\b(?:the\s+)?" + HOLIDAY + r"\s+before\s+last\b",
+       "holiday open", accept=_holiday_ok, anchor=True)
+def _ground_holiday_before_last(match: re.Match[str], ctx: _Context) -> Days:
+    return _holidays_back(match, 2, ctx)
+
+
+@_rule("holiday_years_ago",
+       r"\b" + HOLIDAY + r",?\s+(?:of\s+)?" + NUM + r"\s+years?\s+(?:ago|back)\b",
+       "holiday ago", accept=_holiday_ok, anchor=True)
+def _ground_holiday_years_ago(match: re.Match[str], ctx: _Context) -> Days:
+    return _holiday_in(match, ctx.today.year - _count(match.group("n")), ctx)
 
 
 @_rule(

@@ -128,6 +128,9 @@ PART = (
     r"\s+of\s+)"
 )
 HOLIDAY = r"(?P<hol>" + HOLIDAY_PATTERN + r")\b(?:\s+(?P<hweekend>weekend)\b)?"
+# "two Christmases ago", "three Easters back": a holiday or a season counted in the plural.
+HOLIDAY_PLURAL = r"(?P<hol>" + HOLIDAY_PATTERN + r")(?:e?s)?\b"
+SEASON_PLURAL = r"(?P<season>\b(?:summer|winter|spring|autumn|fall))s\b"
 # A quarter: "Q3" (a capital Q) or "the third quarter".
 QUARTER = (
     r"(?:(?-i:\bQ)(?P<q>[1-4])\b"
@@ -146,14 +149,19 @@ NEAR = "|".join(word.replace(" ", r"\s+") for word in NEAR_UNIT)
 # how many).
 STRETCH = {"day": ("week", 1), "week": ("month", 1), "month": ("month", 3)}
 
+# "Christmases", "Easters": holiday words in the plural ("years", "mondays" stay out: they are
+# other families' words, and would wake the holiday rules in every "two years ago").
+_HOLIDAY_PLURALS = {word + ("es" if word.endswith(("s", "x")) else "s") for word in HOLIDAY_WORDS
+                    if not word.endswith(("day", "year", "years", "july"))}
+
 # Families of trigger words: a rule runs only when every family it needs occurs in the text.
 # "digit": any digit (``engine._families``), or a day of a month in words ("the first of May").
 _FAMILY_WORDS = {
     "digit": {word.split()[-1] for word in DAY_ORDINALS},
     "month": set(_MONTH_NUMBERS),
     "weekday": set(_WEEKDAYS) | {day + "s" for day in _WEEKDAYS},
-    "season": set(_SEASON_START),
-    "holiday": set(HOLIDAY_WORDS),
+    "season": set(_SEASON_START) | {season + "s" for season in _SEASON_START},
+    "holiday": set(HOLIDAY_WORDS) | _HOLIDAY_PLURALS,
     "quarter": {"quarter", "quarters", "q"},
     "yearword": {"thousand", "twenty", "nineteen"},  # "year": a digit or one of these
     "dayword": {"today", "tonight", "yesterday", "tomorrow", "night", "morning", "afternoon",
