@@ -664,19 +664,84 @@ FILMS = [  # a film seen twice: at the cinema in January, at home in March
 ]
 
 
-def test_a_count_counts_a_report_naming_a_work_a_report_of_the_kind_names(tmp_path):
+@pytest.fixture(scope="module")
+def films(tmp_path_factory):
+    return _journal_bank(tmp_path_factory.mktemp("films") / "films.db", FILMS)
+
+
+def test_a_count_counts_a_report_naming_a_work_a_report_of_the_kind_names(films):
     """"Saw Small Hours at home with Farid" holds no "watch" and sits among March's meals at
-    home, but "Watched Small Hours ... at the cinema" in January is a film: so is it (before,
-    1: Cold Current alone). The hike up Hawk Hill names a place, no work."""
-    bank = _journal_bank(tmp_path / "films.db", FILMS)
-    with Memory.open(bank) as memory:
+    home, but "Watched Small Hours ... at the cinema" in January is a film: so is it (before
+    2026-12-04, 1: Cold Current alone). Since the twelfth session of that day it stands out,
+    read by the other reports of Small Hours (``_kind_of_the_works``); what names a work a
+    counted report names is counted too (``_naming_the_same_works``, below)."""
+    with Memory.open(films) as memory:
         response = memory.search("How many films did I watch in March 2023?",
                                  as_of="2023-05-01")
     counted = [c.memory.content for c in response.results if c.list_name == "counted"]
     assert response.count == 2
     assert any("Cold Current" in text for text in counted)
     assert any("Saw Small Hours at home" in text for text in counted)
-    assert "1 more naming a work a counted report names" in _count_note(response)
+    assert "1 read by the works they name" in _count_note(response)
+
+
+def test_a_report_naming_a_work_a_report_of_the_kind_names_is_added(films):
+    """The hike up Hawk Hill names a place, no work; the pad thai and the tacos name none."""
+    from ramem_local.retrieve import ASSISTANT, _naming_the_same_works
+
+    with Memory.open(films) as memory:
+        store = memory.store
+        ids = {memory.get(i).content: i for i in range(1, len(FILMS) + 1)}
+
+        def occurrences(**kwargs):
+            return store.occurrences(assistant=ASSISTANT, **kwargs)
+
+        january = ids["me: " + FILMS[0][1]]
+        cold_current = ids["me: " + FILMS[5][1]]
+        added = _naming_the_same_works(store, occurrences, [january], {cold_current: 0}, set(),
+                                       _ts("2023-03-01"), _ts("2023-04-01"))
+    assert list(added) == [ids["me: " + FILMS[9][1]]]
+
+
+MARCH_FILMS = [  # a film seen with Leo, among evenings with Leo and a concert
+    ("2024-01-06 20:00", "Finally watched Small Hours; the soundtrack was great."),
+    ("2024-01-13 10:00", "Hiked up Eagle Ridge with Ben; the view from the top was clear."),
+    ("2024-01-20 20:00", "Watched Small Hours with Iris at the cinema; far better than the "
+                         "reviews said."),
+    ("2024-02-03 19:00", "Cooked shakshuka for Ana; it came out a bit too salty."),
+    ("2024-02-10 20:00", "Heard the Static Hearts live at the Blue Room; we danced until the "
+                         "end."),
+    ("2024-02-17 20:00", "Watched Red Signal with Ben at the cinema; the ending made no sense."),
+    ("2024-03-02 20:00", "Watched Glass Mountain with Leo at the cinema; far better than the "
+                         "reviews said."),
+    ("2024-03-05 21:00", "Felt tired and stayed home until Leo dropped by; I stayed up too "
+                         "late."),
+    ("2024-03-09 20:00", "I watched Small Hours with Leo at the cinema; I fell asleep halfway "
+                         "through."),
+    ("2024-03-12 21:00", "Felt restless and phoned Leo to talk; I stayed up too late."),
+    ("2024-03-16 20:00", "Went to see the Static Hearts at Harbour Hall with Maya; I bought a "
+                         "poster."),
+    ("2024-03-19 21:00", "Felt tired and stayed home until Leo dropped by; I should sleep more."),
+    ("2024-03-23 09:00", "Went hiking at Pine Lake with Hugo; it was muddy all the way up."),
+    ("2024-03-27 19:00", "Made fish tacos at home with Leo; Nils brought the wine."),
+    ("2024-04-06 20:00", "Watched Night Harbor with Chloe at the cinema; the ending made no "
+                         "sense."),
+]
+
+
+def test_a_report_naming_a_work_is_read_by_the_other_reports_of_that_work(tmp_path):
+    """"I watched Small Hours with Leo at the cinema; I fell asleep halfway through" is, to
+    MiniLM, most like the evenings Leo dropped by and I stayed up too late: read by its
+    neighbours it fell below the largest drop after Glass Mountain (before 2026-12-04: 1).
+    Read by the other reports of Small Hours, both films of January, it is a film."""
+    bank = _journal_bank(tmp_path / "march.db", MARCH_FILMS)
+    with Memory.open(bank) as memory:
+        response = memory.search("How many movies did I see in March 2024?", as_of="2024-05-01")
+    counted = [c.memory.content for c in response.results if c.list_name == "counted"]
+    assert response.count == 2
+    assert any("Glass Mountain" in text for text in counted)
+    assert any("Small Hours with Leo" in text for text in counted)
+    assert "read by the works they name" in _count_note(response)
 
 
 def _count_note(response) -> str:
