@@ -676,6 +676,7 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
       How many times did I go hiking in March?               (every match, counted)
       Which films have I watched since February?             (from then until now)
       What did I do the day after I adopted the cat?         (found through the event)
+      What have I cooked since I last went hiking?           (the event's latest time)
       What did I do the day I moved? / on my birthday?       (the event's own day)
       What did I do the weekend I moved?                     (the weekend next to it)
       What did I do between the move and Christmas?

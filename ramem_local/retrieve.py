@@ -393,7 +393,11 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     (``question_kinds.occasion_query``), by its words when that finds nothing. When
     another report at a different day fuses less than one rank step below it, the search is
     not confident: every such report is a candidate, and the caller chooses among them
-    (``unsure_anchor``)."""
+    (``unsure_anchor``). An anchor named by order ("since I last went hiking") is its
+    latest or earliest report (``ordered_anchor``)."""
+    if anchor.order is not None:
+        return ordered_anchor(store, anchor, frame=frame, settings=settings,
+                              conversation_id=conversation_id)
     vector = question_vector(store, embedder, anchor.phrase, settings, conversation_id) \
         if embedder is not None else None
     if vector is not None and settings.centre_query:
@@ -421,6 +425,27 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     anchor.memory_id, anchor.time = best.id, happened[best.id]
     anchor.confident = not close
     anchor.candidates = {row.id: happened[row.id] for row in [best, *close]} if close else {}
+    return True
+
+
+def ordered_anchor(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
+                   settings: RetrievalSettings, conversation_id: int | None) -> bool:
+    """"since I last went hiking", "the day after my first hike": the event's latest report
+    at or before the reference time (or its earliest), found as "When did I last go hiking?"
+    finds one (``ordered_list``: the reports holding the phrase's rarest word, by when they
+    happened). The best fit of the words would be any hike of the bank, years back as
+    readily as last week. False when no report holds a word of the phrase."""
+    asked = RecallFrame(question=anchor.phrase, need=anchor.phrase,
+                        reference_time=frame.reference_time, persons=frame.persons,
+                        as_of=frame.as_of, order=anchor.order)
+    rows = ordered_list(store, asked, settings, conversation_id, Trace())
+    if not rows:
+        return False
+    happened = report_times(store, [rows[0].id], frame, settings, conversation_id)
+    if rows[0].id not in happened:
+        return False
+    anchor.memory_id, anchor.time = rows[0].id, happened[rows[0].id]
+    anchor.confident, anchor.candidates = True, {}
     return True
 
 
@@ -459,6 +484,7 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
     frame.widened_range = frame.time_range.widened(frame.buffer_days)
     frame.guard = "filter"
     frame.guard_reason = (f"event {anchor.text!r} grounded: {_grounded(anchor, tz)}"
+                          + (f", its {anchor.order} report" if anchor.order else "")
                           + (f" and {_grounded(other, tz)}" if other is not None else "")
                           + f" ({anchor.relation})")
     frame.time_only = is_time_only(frame.need, [])

@@ -257,6 +257,10 @@ class EventAnchor:
     # (``question_kinds.relation_range``)
     text: str  # the question's words that say it ("the day after I adopted the cat")
     span: tuple[int, int]
+    # "since I last went hiking", "the day after my first hike": which of the event's reports
+    # is the anchor, "latest" or "earliest" (its order words are not in ``phrase``); None:
+    # the one the phrase fits best.
+    order: str | None = None
     memory_id: int | None = None  # the anchor memory found (None: not found)
     time: int | None = None  # its event time, else when it was said
     confident: bool = True

@@ -249,6 +249,39 @@ def test_the_weekend_of_an_event_is_read_as_that_weekend(moving_day):
         f"me: {text}" for at, text in MOVING_DAY if at.startswith("2024-03-01")}
 
 
+HIKES = [  # three hikes, a meal the day after each; the best fit of "I went hiking" is the first
+    ("2024-01-06 10:00", "Went hiking with Ben; we went hiking up to Pine Lake."),
+    ("2024-01-07 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
+    ("2024-02-10 10:00", "Went hiking at Hawk Hill alone; windy at the top."),
+    ("2024-02-11 19:00", "Made shakshuka at home with Leo; everyone asked for seconds."),
+    ("2024-03-09 10:00", "Went hiking on the coastal path with Lena; we saw seals."),
+    ("2024-03-10 19:00", "Cooked a mushroom risotto for Tom; it took twice as long as the "
+                         "recipe said."),
+    ("2024-03-20 20:00", "Watched Dune at the cinema with Tom."),
+]
+
+
+@pytest.mark.parametrize(("question", "anchor_day", "first"), [
+    # before 2026-12-04 both anchored on the January hike (the phrase's best fit)
+    ("What did I cook the day after I last went hiking?", "2024-03-09", "mushroom risotto"),
+    ("What have I done since my last hike?", "2024-03-09", "coastal path"),
+    ("What did I cook the day after my first hike?", "2024-01-06", "lentil soup"),
+])
+def test_an_event_named_by_order_is_its_latest_or_earliest_report(hikes, question,
+                                                                  anchor_day, first):
+    with Memory.open(hikes) as memory:
+        response = memory.search(question, as_of="2024-04-01")
+    anchor = response.trace.frame.anchor
+    assert anchor.order is not None and anchor.confident
+    assert anchor.time is not None and _ts(anchor_day) <= anchor.time < _ts(anchor_day) + 86400
+    assert first in _contents(response)[0]
+
+
+@pytest.fixture(scope="module")
+def hikes(tmp_path_factory):
+    return _journal_bank(tmp_path_factory.mktemp("hikes") / "hikes.db", HIKES)
+
+
 A_WEEKEND = [
     ("2024-03-01 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
     ("2024-03-09 10:00", "Hiked up Mount Alder with Maya and Pablo; it was muddy all the way "

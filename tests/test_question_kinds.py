@@ -11,6 +11,7 @@ import pytest
 
 from ramem_local.recall.frame import build_frame
 from ramem_local.recall.question_kinds import (
+    anchor_order,
     asks_how_many,
     asks_whom,
     between_range,
@@ -464,6 +465,49 @@ def test_the_words_of_a_relation_leave_the_need(question: str) -> None:
                         timeline=None)
     assert frame.anchor is not None and frame.anchor.phrase == "the wedding"
     assert frame.need == "What did I cook?"
+
+
+@pytest.mark.parametrize(("phrase", "order", "searched"), [
+    ("I last went hiking", "latest", "I went hiking"),
+    ("my last hike", "latest", "my hike"),
+    ("the last time I went hiking", "latest", "I went hiking"),
+    ("my most recent trip to Porto", "latest", "my trip to Porto"),
+    ("my previous visit to the dentist", "latest", "my visit to the dentist"),
+    ("we last met", "latest", "we met"),
+    ("I first met Sam", "earliest", "I met Sam"),
+    ("my first hike", "earliest", "my hike"),
+    ("the first time I went to Whitby", "earliest", "I went to Whitby"),
+    # one event, not the last of several: an occasion's own day, a part, a time
+    ("my first day at Brightwell", None, "my first day at Brightwell"),
+    ("my last day at work", None, "my last day at work"),
+    ("the last chapter of the book", None, "the last chapter of the book"),
+    ("I moved to Leeds last year", None, "I moved to Leeds last year"),
+    ("the move", None, "the move"),
+])
+def test_an_anchor_named_by_order_says_which_of_its_reports(phrase: str, order: str | None,
+                                                            searched: str) -> None:
+    assert anchor_order(phrase) == (order, searched)
+
+
+@pytest.mark.parametrize(("question", "anchor_order_", "frame_order"), [
+    # the order words are the anchor's: which hike, not how the answers are listed (before
+    # 2026-12-04 the first read "latest" for the whole question, and no anchor had an order)
+    ("What did I do after my last hike?", "latest", None),
+    ("What have I cooked since I last went hiking?", "latest", None),
+    ("What did I cook the day after the last time I went hiking?", "latest", None),
+    ("Who did I see the week before I first met Sam?", "earliest", None),
+    # an order of the question's own, beside an anchor without one
+    ("When did I last go hiking before the move?", None, "latest"),
+])
+def test_order_words_inside_an_anchor_choose_its_report(question: str,
+                                                       anchor_order_: str | None,
+                                                       frame_order: str | None) -> None:
+    reference = datetime(2024, 4, 1, tzinfo=UTC)
+    frame = build_frame(question, reference_time=int(reference.timestamp()), tz=UTC,
+                        timeline=None)
+    assert frame.anchor is not None
+    assert (frame.anchor.order, frame.order) == (anchor_order_, frame_order)
+    assert not {"last", "first"} & set(frame.anchor.phrase.lower().split())
 
 
 def test_an_anchor_question_names_the_event_and_keeps_the_rest_as_need() -> None:

@@ -116,12 +116,15 @@ def build_frame(
         not_dates=impossible_dates(question),
     )
     if multi_step:
-        frame.order = detect_order(question)
         ends = find_event_range(question, _period_reader(reference, country))
         if ends is not None:
             frame.anchor, frame.other_end = _event_first(ends)
         else:
             frame.anchor = find_event_anchor(question, cues)
+        # An anchor's own order words ("since I last went hiking") choose its report, not
+        # how the answers are listed.
+        owned = frame.anchor.span if frame.anchor is not None and frame.anchor.order else None
+        frame.order = detect_order(question, outside=owned)
         frame.counting = asks_how_many(question) or (is_counting(question) and (
             frame.anchor is not None or question_range(cues) is not None)) or (
             lists_since(question) and _since_range(cues, frame))

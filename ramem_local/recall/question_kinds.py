@@ -91,13 +91,44 @@ _ORDER_WORDS = re.compile(
 )
 
 
-def detect_order(question: str) -> str | None:
+def detect_order(question: str, outside: tuple[int, int] | None = None) -> str | None:
     """``"latest"``, ``"earliest"`` or None: whether the question asks for the most recent or
-    the first occurrence of what it names."""
+    the first occurrence of what it names; with ``outside``, only order words that do not
+    touch that span (an event anchor's own: "What did I do after my last hike?" asks what
+    came after one hike, not for the latest of anything)."""
     for order, pattern in ORDER_PATTERNS:
-        if pattern.search(question):
-            return order
+        for match in pattern.finditer(question):
+            if outside is None or match.end() <= outside[0] or match.start() >= outside[1]:
+                return order
     return None
+
+
+# An order inside an event anchor: "since I last went hiking", "the day after my last hike",
+# "the week before the first time I met Sam", "since my most recent trip to Porto". Not an
+# occasion's own first or last day ("the week before my first day at Brightwell", "after my
+# last day at work": one event, whatever came before it).
+_NOT_ANCHOR_ORDER_AFTER = _NOT_ORDER_AFTER + r"(?!\s+(?:day|days|date|chapter|page|episode)\b)"
+_ANCHOR_ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (LATEST, re.compile(r"\b(?:(?:i|we|you|he|she|they)\s+last|(?:the|my|our|his|her|their)"
+                        r"\s+(?:very\s+)?(?:last|latest|most\s+recent|previous))\b"
+                        + _NOT_ANCHOR_ORDER_AFTER, _FLAGS)),
+    (EARLIEST, re.compile(r"\b(?:(?:i|we|you|he|she|they)\s+first|(?:the|my|our|his|her|"
+                          r"their)\s+(?:very\s+)?(?:first|earliest))\b"
+                          + _NOT_ANCHOR_ORDER_AFTER, _FLAGS)),
+)
+
+
+_ANCHOR_ORDER_WORDS = re.compile(_ORDER_WORDS.pattern + r"|\bprevious\b", _FLAGS)
+
+
+def anchor_order(phrase: str) -> tuple[str | None, str]:
+    """Which of an event's reports an anchor phrase names by order, and the phrase without
+    its order words: ("latest", "I went hiking") for "I last went hiking", ("earliest", "my
+    hike") for "my first hike"; (None, phrase) without one."""
+    for order, pattern in _ANCHOR_ORDER_PATTERNS:
+        if pattern.search(phrase):
+            return order, " ".join(_ANCHOR_ORDER_WORDS.sub(" ", phrase).split())
+    return None, phrase
 
 
 def without_order_words(question: str) -> str:
@@ -321,7 +352,9 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
             if _NOT_AN_EVENT.match(phrase) or _A_TIME_NOT_AN_EVENT.match(phrase) or \
                     not content_words(phrase):
                 continue
-            return EventAnchor(phrase=phrase, relation=_relation(match),
+            order, searched = anchor_order(phrase)
+            return EventAnchor(phrase=searched if content_words(searched) else phrase,
+                               relation=_relation(match), order=order,
                                text=question[match.start():match.end()].strip(),
                                span=(match.start(), match.end()))
     return None
@@ -573,7 +606,8 @@ def _midnight(moment: datetime) -> int:
     return int(moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
 
 
-__all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "asks_about_saying",
+__all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "anchor_order",
+           "asks_about_saying",
            "asks_whom",
            "asks_how_many", "between_range", "detect_order", "find_event_anchor",
            "find_event_range", "is_counting", "leaves_out_the_event", "lists_since",
