@@ -288,6 +288,9 @@ def _end(end) -> str:
         ("What did I cook between the day I planted the apple tree and Uncle Karl's "
          "retirement party?", "I planted the apple tree", "Uncle Karl's retirement party",
          "What did I cook?"),
+        # an end named by order: its latest report (``retrieve.ordered_anchor``)
+        ("What did I read between my last hike and the move?", "my hike", "the move",
+         "What did I read?"),
     ],
 )
 def test_a_range_between_two_events_or_an_event_and_a_time(question: str, anchor: str,
@@ -498,6 +501,7 @@ def test_an_anchor_named_by_order_says_which_of_its_reports(phrase: str, order: 
     ("Who did I see the week before I first met Sam?", "earliest", None),
     # an order of the question's own, beside an anchor without one
     ("When did I last go hiking before the move?", None, "latest"),
+    ("What did I read between my last hike and the move?", "latest", None),
 ])
 def test_order_words_inside_an_anchor_choose_its_report(question: str,
                                                        anchor_order_: str | None,

@@ -477,8 +477,10 @@ def _range_end(end: str, at: int, text: str, span: tuple[int, int],
     if not (_CLAUSE_END.match(end) or _DAY_OF_A_CLAUSE.match(end)
             or _NOUN_PHRASE_END.match(end)):
         return None
-    return EventAnchor(phrase=_DAY_OF_A_CLAUSE.sub("", end), relation="between", text=text,
-                       span=span)
+    phrase = _DAY_OF_A_CLAUSE.sub("", end)
+    order, searched = anchor_order(phrase)
+    return EventAnchor(phrase=searched if content_words(searched) else phrase,
+                       relation="between", order=order, text=text, span=span)
 
 
 # Time cues that name one of many: a holiday, a month, a season, a weekday, a day of a month
