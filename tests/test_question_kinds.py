@@ -238,6 +238,9 @@ def test_a_time_given_by_another_event(question: str, phrase: str, relation: str
         "What did I do on my way to the birthday party?",
         "What will I pack the day I leave?",
         "What should I wear on my birthday?",
+        # an order of nothing
+        "What did I do after I first?",
+        "What did I do since my very last?",
     ],
 )
 def test_no_event_anchor(question: str) -> None:

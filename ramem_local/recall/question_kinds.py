@@ -353,8 +353,9 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
                     not content_words(phrase):
                 continue
             order, searched = anchor_order(phrase)
-            return EventAnchor(phrase=searched if content_words(searched) else phrase,
-                               relation=_relation(match), order=order,
+            if not content_words(searched):  # "after I first": an order of nothing
+                continue
+            return EventAnchor(phrase=searched, relation=_relation(match), order=order,
                                text=question[match.start():match.end()].strip(),
                                span=(match.start(), match.end()))
     return None
@@ -477,10 +478,11 @@ def _range_end(end: str, at: int, text: str, span: tuple[int, int],
     if not (_CLAUSE_END.match(end) or _DAY_OF_A_CLAUSE.match(end)
             or _NOUN_PHRASE_END.match(end)):
         return None
-    phrase = _DAY_OF_A_CLAUSE.sub("", end)
-    order, searched = anchor_order(phrase)
-    return EventAnchor(phrase=searched if content_words(searched) else phrase,
-                       relation="between", order=order, text=text, span=span)
+    order, searched = anchor_order(_DAY_OF_A_CLAUSE.sub("", end))
+    if not content_words(searched):
+        return None
+    return EventAnchor(phrase=searched, relation="between", order=order, text=text,
+                       span=span)
 
 
 # Time cues that name one of many: a holiday, a month, a season, a weekday, a day of a month
