@@ -945,7 +945,7 @@ def _kind_closeness(store: Store, direction: np.ndarray | None, closeness: dict[
         exclude_turns=settings.exclude_turns, written_by=frame.as_of) or closeness
 
 
-WORK_REPORTS = 1000  # at most this many reports naming the works read are read
+WORK_REPORTS = 1000  # at most this many reports naming those works are read
 
 
 def _kind_of_the_works(store: Store, occurrences: Callable[..., list],

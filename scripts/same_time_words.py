@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import datetime, time, timedelta
 from pathlib import Path
 
@@ -128,13 +129,24 @@ def questions(seed: int, years: int) -> list[tuple[str, str, set[str]]]:
     return asked
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+Asked = list[tuple[str, str, set[str]]]  # (wording, question, evidence entry ids)
+
+
+def parse_args(description: str, *, only: bool = True) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--bank-dir", type=Path, required=True)
     parser.add_argument("--seeds", default="7", help="comma-separated generator seeds")
     parser.add_argument("--years", default="1,5,10", help="comma-separated journal sizes")
-    parser.add_argument("--only", default="", help="ask only the wordings starting with this")
-    args = parser.parse_args()
+    if only:
+        parser.add_argument("--only", default="", help="ask only the wordings starting with this")
+    return parser.parse_args()
+
+
+def ask_and_report(args: argparse.Namespace, written: Callable[[int, int], Asked]) -> None:
+    """Ask each journal's ``written(seed, years)`` questions of the bank `ramem eval journal`
+    left for it, as of the journal's last day, and print R@1, R@10 and all-evidence R@10 per
+    wording and size, and the whole."""
+    only = getattr(args, "only", "")
     totals: dict[tuple[str, str], dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for seed in map(int, args.seeds.split(",")):
         for years in map(int, args.years.split(",")):
@@ -142,8 +154,8 @@ def main() -> None:
             as_of = datetime.combine(spec.end, time(23)).isoformat()
             bank = args.bank_dir / f"journal-{years}y-seed{seed}-dense.db"
             with Memory.open(bank) as memory:
-                for wording, question, evidence in questions(seed, years):
-                    if not wording.startswith(args.only):
+                for wording, question, evidence in written(seed, years):
+                    if not wording.startswith(only):
                         continue
                     found = memory.search(question, as_of=as_of, k=10)
                     turns = [set(c.memory.source_turns) for c in found.results]
@@ -158,6 +170,10 @@ def main() -> None:
         n = total["n"]
         cells = "  ".join(f"{metric} {total[metric] / n:.3f}" for metric in METRICS)
         print(f"{wording:28} {size:4} n={int(n):4}  {cells}")
+
+
+def main() -> None:
+    ask_and_report(parse_args(__doc__.splitlines()[0]), questions)
 
 
 if __name__ == "__main__":
