@@ -324,6 +324,16 @@ GROUNDED = [
     ("on Thanksgiving", THU, "holiday", "2022-11-24", "2022-11-24"),
     ("on New Year's Eve", JAN3, "holiday", "2023-12-31", "2023-12-31"),
     ("for Halloween", THU, "holiday", "2022-10-31", "2022-10-31"),
+    # the holiday season: Christmas Eve to New Year's Day, across New Year unless a year is named
+    ("What did I do over the holidays?", JAN3, "holiday", "2023-12-24", "2024-01-01"),
+    ("What did I cook during the Christmas break?", THU, "holiday", "2022-12-24", "2023-01-01"),
+    ("Where did I spend the holidays?", THU, "holiday", "2022-12-24", "2023-01-01"),
+    ("over the festive season", THU, "holiday", "2022-12-24", "2023-01-01"),
+    ("last holiday season", THU, "holiday_last", "2022-12-24", "2023-01-01"),
+    ("the holidays before last", JAN3, "holiday_before_last", "2022-12-24", "2023-01-01"),
+    ("two Christmas breaks ago", THU, "holiday_ago", "2021-12-24", "2022-01-01"),
+    ("the Christmas holidays of 2021", THU, "holiday_year", "2021-12-24", "2021-12-31"),
+    ("the holidays last year", THU, "holiday_of_rel_year", "2022-12-24", "2022-12-31"),
     # a holiday or a season counted back
     ("two Christmases ago", THU, "holiday_ago", "2021-12-25", "2021-12-25"),
     ("two Christmases ago", JAN3, "holiday_ago", "2022-12-25", "2022-12-25"),
@@ -705,6 +715,9 @@ NO_CUE = [
     "We visited Easter Island",
     "the school's spring festival",
     "a holiday in Spain",
+    "Happy holidays to you all!",
+    "my Christmas holiday photos",
+    "How many holidays do I get?",
     "new year resolutions",
     # edges and ordinals without a time to hang on
     "at the end of the day",

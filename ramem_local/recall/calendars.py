@@ -13,6 +13,8 @@ January), then where ``HOLIDAYS`` says:
   Day, Memorial Day, Independence Day, Juneteenth (from 2021), Labor Day, Columbus Day,
   Veterans Day, Thanksgiving, Mother's Day, Father's Day; Black Friday and Cyber Monday are the
   Friday and Monday after US Thanksgiving;
+* the holiday season ("the holidays", "the Christmas break", "the festive season"): the nine
+  days from Christmas Eve to New Year's Day, counted from the US calendar's Christmas Eve;
 * GB: Boxing Day; CA: Canada Day; AU: Australia Day, ANZAC Day; FR: Bastille Day;
 * Easter and the days counted from it (``dateutil.easter``: Orthodox Easter in a bank of an
   Orthodox country, ``ORTHODOX``; Western everywhere else): Easter Sunday, Good Friday, Easter
@@ -145,6 +147,14 @@ _MOTHERING_SUNDAY = FromEaster(-21)
 _CHINESE_NEW_YEAR = (Named("CN", ("Chinese New Year (Spring Festival)", "Chinese New Year")),)
 
 HOLIDAYS: tuple[Holiday, ...] = (
+    # "the holidays", "the Christmas break", "the festive season": Christmas Eve to New Year's
+    # Day. Before "christmas", whose name is its prefix; "the" is part of the bare names: "the
+    # summer holidays" and "a holiday in Spain" are not it.
+    Holiday("holiday_season",
+            r"(?:the\s+)?(?:christmas|xmas)\s+(?:holidays|break|season|period|vacation)"
+            r"|the\s+(?:holidays|festive\s+(?:season|period)|winter\s+holidays)"
+            r"|(?:the\s+)?holiday\s+season",
+            (After("christmas_eve", 0),), days=9),
     Holiday("christmas_eve", r"christmas\s+eve|xmas\s+eve", _us("Christmas Eve")),
     Holiday("christmas", r"christmas(?:\s+day)?|xmas(?:\s+day)?",
             _us("Christmas Day"), ("Christmas Day", "Christmas")),
@@ -239,7 +249,8 @@ _BY_KEY = {holiday.key: holiday for holiday in (*HOLIDAYS, _US_THANKSGIVING)}
 # rules only on texts that have one. The rarest word of a name is listed ("year" for New Year,
 # "friday" for Good Friday, "july" for the Fourth of July), not "new" or "good".
 HOLIDAY_WORDS = frozenset(
-    "christmas xmas boxing year years halloween halloweeen valentine valentines patrick "
+    "holidays holiday festive christmas xmas boxing year years halloween halloweeen valentine "
+    "valentines patrick "
     "patricks patty pattys paddy paddys groundhog luther mlk presidents washington memorial "
     "juneteenth independence july labor labour columbus veteran veterans thanksgiving monday "
     "tuesday wednesday thursday friday saturday sunday mother mothers mothering father fathers "

@@ -145,8 +145,8 @@ holiday_before_last         the Christmas before last          the second most r
 holiday_years_ago           Christmas two years ago            that holiday in the year N back
 holiday (d)                 at Easter, for Diwali, during      the occurrence the direction
                             Ramadan, we spent Christmas at     picks; without a preposition
-                            ..., Memorial Day weekend          only when a verb, a preposition
-                                                               or punctuation follows
+                            ..., Memorial Day weekend, over    only when a verb, a preposition
+                            the holidays (24 Dec - 1 Jan)      or punctuation follows
                                                                ("Christmas tree": no cue);
                                                                "X weekend": the weekend next to
                                                                the holiday, stretched to it
