@@ -679,6 +679,8 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
       What have I cooked since I last went hiking?           (the event's latest time)
       What did I do the day I moved? / on my birthday?       (the event's own day)
       What did I do the weekend I moved?                     (the weekend next to it)
+      What did I eat while I was in Lisbon?                  (arrival to return home)
+      What did I do over the holidays?                       (24 December - 1 January)
       What did I do between the move and Christmas?
 
     \b

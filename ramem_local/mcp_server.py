@@ -81,6 +81,7 @@ def build_server(memory: Memory) -> Any:
                              "first ('What did I do last weekend?', 'When did I last ...', "
                              "'How many times ...', 'between the move and the wedding', "
                              "'the day I moved', 'the weekend I moved', 'on my birthday', "
+                             "'while I was in Lisbon', 'over the holidays', "
                              "'two Christmases ago', 'Who did I visit ...'). "
                              "`as_of` sets 'now' for relative times, "
                              "and nothing written after it is returned. `k`: how many "

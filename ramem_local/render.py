@@ -129,7 +129,7 @@ def anchor_dict(anchor: EventAnchor | None, tz: tzinfo) -> dict | None:
         return None
     return {"text": anchor.text, "phrase": anchor.phrase, "relation": anchor.relation,
             "memory_id": anchor.memory_id, "time": iso_time(anchor.time, tz),
-            "confident": anchor.confident}
+            "last_time": iso_time(anchor.last_time, tz), "confident": anchor.confident}
 
 
 def reading_lines(response: SearchResponse, tz: tzinfo) -> list[str]:

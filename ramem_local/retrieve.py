@@ -375,6 +375,8 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
             which = "before the reference time" if near is None else "the range's other end"
             trace.notes.append(f"event {event.phrase!r}: {len(event.candidates)} close "
                                f"candidates at different times; using the one nearest {which}")
+    if anchor.relation == "stay":
+        trace.notes.append(stay_span(store, anchor, frame, settings, conversation_id))
     if len(events) == 2 and events[0].memory_id == events[1].memory_id:
         trace.notes.append(f"both ends of the range are memory [{anchor.memory_id}]: the range "
                            "is its day alone")
@@ -449,6 +451,54 @@ def ordered_anchor(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     return True
 
 
+STAY_GAP_DAYS = 7  # reports naming the place at most this many days apart are one stay
+STAY_LONGEST_DAYS = 31  # the return home is looked for this long after the stay began
+# How a report of coming home reads; "back from" and "home from" only with the place's name
+# ("Drove home from Whitby"): "back from work" is every evening.
+RETURN_PHRASES = ("back home", "flew home", "drove home", "flew back", "drove back",
+                  "returned home", "home again")
+
+
+def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
+              settings: RetrievalSettings, conversation_id: int | None) -> str:
+    """"while I was in Lisbon", "during my trip to Whitby": set the anchor's ``time`` and
+    ``last_time`` to the first and the last day of the stay its memory belongs to; the
+    trace's line says how it was read.
+
+    A stay is the run of reports naming the place (its ``phrase``) around the anchor memory,
+    each at most ``STAY_GAP_DAYS`` from the next, ended by the first report of coming home
+    after its last one (``RETURN_PHRASES``, or "back/home from <the place>") within
+    ``STAY_LONGEST_DAYS`` of its first: a journal names the city the day it arrives ("Flew
+    to Lisbon to spend the holidays") and rarely again until "Flew back home". Reports
+    written by the reference time and happened by it."""
+    assert anchor.time is not None
+    occurrences = _counted_occurrences(store, frame, settings, conversation_id)
+    longest, gap = STAY_LONGEST_DAYS * DAY, STAY_GAP_DAYS * DAY
+    until = frame.reference_time + 1
+    naming = sorted(when for _, when in occurrences(
+        fts_query=_quoted(anchor.phrase), happened_from=anchor.time - longest,
+        happened_until=min(anchor.time + longest, until), newest_first=False, limit=-1))
+    first = last = anchor.time
+    for when in naming:  # later reports of the place, while none is a gap away
+        if last < when <= last + gap:
+            last = when
+    for when in reversed(naming):  # earlier ones
+        if first - gap <= when < first:
+            first = when
+    returns = [_quoted(phrase) for phrase in RETURN_PHRASES] + [
+        _quoted(f"{word} from {anchor.phrase}") for word in ("back", "home")]
+    back = occurrences(fts_query=" OR ".join(returns), happened_from=last,
+                       happened_until=min(first + longest, until), newest_first=False,
+                       limit=1)
+    anchor.time = first
+    anchor.last_time = back[0][1] if back else last
+    tz = _zone_of(store)
+    days = span_text(first, anchor.last_time + 1, tz)
+    ended = f"; back home in memory [{back[0][0]}]" if back else ""
+    return (f"stay {anchor.phrase!r}: {days} ({len([w for w in naming if first <= w <= last])}"
+            f" reports naming it{ended})")
+
+
 def unsure_anchor(candidates: dict[int, int], reference_time: int, near: int | None) -> int:
     """The memory taken among event candidates that fuse alike ({memory id: when it
     happened}): the one nearest ``near`` (the other end of a range between two events),
@@ -477,6 +527,8 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
     elif anchor.relation == "between" and isinstance(other, EventAnchor):
         assert other.time is not None
         frame.time_range = between_range(anchor.time, other.time, tz)
+    elif anchor.relation == "stay":
+        frame.time_range = between_range(anchor.time, anchor.last_time or anchor.time, tz)
     else:
         frame.time_range = relation_range(anchor.relation, anchor.time, tz,
                                           timeline=store.timeline(None),
@@ -491,12 +543,15 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
 
 
 def _grounded(end: EventAnchor | TimeCue, tz: tzinfo) -> str:
-    """How one end of an event's range was grounded: "memory [4] on 2026-02-14", or a time
-    and its days ("'Christmas' 2023-12-25")."""
+    """How one end of an event's range was grounded: "memory [4] on 2026-02-14", a stay
+    ("memory [1]'s stay 2025-12-20 → 2026-01-02"), or a time and its days ("'Christmas'
+    2023-12-25")."""
     if isinstance(end, TimeCue):
         assert end.range is not None
         return f"{end.text!r} {span_text(end.range.start, end.range.end, tz)}"
     assert end.time is not None
+    if end.last_time is not None:
+        return f"memory [{end.memory_id}]'s stay {span_text(end.time, end.last_time + 1, tz)}"
     day = datetime.fromtimestamp(end.time, tz).strftime("%Y-%m-%d")
     return f"memory [{end.memory_id}] on {day}"
 

@@ -253,7 +253,8 @@ class EventAnchor:
     relation: str  # "day_after", "week_before", "since", "after", "before", "until",
     # "day_of" / "weekend_of" / "week_of" / "month_of" / "year_of" (the event's own day,
     # weekend, week, ...),
-    # "between" (one end of a range whose other end is ``RecallFrame.other_end``), ...
+    # "between" (one end of a range whose other end is ``RecallFrame.other_end``), "stay"
+    # ("while I was in Lisbon": ``time`` to ``last_time``), ...
     # (``question_kinds.relation_range``)
     text: str  # the question's words that say it ("the day after I adopted the cat")
     span: tuple[int, int]
@@ -263,6 +264,7 @@ class EventAnchor:
     order: str | None = None
     memory_id: int | None = None  # the anchor memory found (None: not found)
     time: int | None = None  # its event time, else when it was said
+    last_time: int | None = None  # a stay's last day (``retrieve.stay_span``)
     confident: bool = True
     # Not confident: the reports that fused alike at different times {memory id: when it
     # happened}, among which ``memory_id`` was chosen.

@@ -282,6 +282,62 @@ def hikes(tmp_path_factory):
     return _journal_bank(tmp_path_factory.mktemp("hikes") / "hikes.db", HIKES)
 
 
+TRIPS = [  # a week in Lisbon named only on arrival, a weekend in Whitby named every day, two
+    # days in Porto with no word of coming home
+    ("2022-07-01 18:00", "Arrived in Porto for Marta's wedding."),
+    ("2022-07-02 11:00", "Walked along the river in Porto with Lena."),
+    ("2022-07-20 19:00", "Made pancakes for Grace; the kitchen was a mess afterwards."),
+    ("2023-04-25 19:00", "Made shakshuka at home with Leo; everyone asked for seconds."),
+    ("2023-05-02 09:00", "Flew to Lisbon for a week of work."),
+    ("2023-05-03 20:00", "Grilled sardines by the river with Ana."),
+    ("2023-05-06 13:00", "Ate pastel de nata at a café in Belém."),
+    ("2023-05-09 18:00", "Flew back home; the cat was sulking."),
+    ("2023-05-20 19:00", "Cooked lentil soup for Tom; it came out a bit too salty."),
+    ("2023-06-15 19:00", "Ate grilled sardines at home with Leo; not as good as by the river."),
+    ("2024-08-10 10:00", "Took the train to Whitby with Sam."),
+    ("2024-08-11 12:00", "Fish and chips on the Whitby pier; the gulls were bold."),
+    ("2024-08-12 18:00", "Drove home from Whitby in the rain."),
+    ("2024-08-20 19:00", "Ate ramen at the new place on Elm Street."),
+    ("2024-09-02 08:00", "Got back home late from work; too tired to cook."),
+]
+
+
+@pytest.fixture(scope="module")
+def trips(tmp_path_factory):
+    return _journal_bank(tmp_path_factory.mktemp("trips") / "trips.db", TRIPS)
+
+
+@pytest.mark.parametrize(("question", "first_day", "last_day", "answers"), [
+    # before 2026-12-04 no time was read: the arrival came first, and the arrival in Porto a
+    # year earlier before the sardines by the river
+    ("What did I eat while I was in Lisbon?", "2023-05-02", "2023-05-09",
+     {"Grilled sardines", "Ate pastel de nata"}),
+    ("When I was in Lisbon, what did I eat?", "2023-05-02", "2023-05-09",
+     {"Grilled sardines", "Ate pastel de nata"}),
+    ("What did I do during my trip to Whitby?", "2024-08-10", "2024-08-12",
+     {"Took the train to Whitby", "Fish and chips on the Whitby pier",
+      "Drove home from Whitby"}),
+])
+def test_a_stay_runs_from_the_arrival_to_the_return_home(trips, question, first_day, last_day,
+                                                         answers):
+    """The stay is the run of reports naming the place, ended by the first report of coming
+    home: Lisbon is named on arrival only, "Flew back home" a week later ends it."""
+    with Memory.open(trips) as memory:
+        response = memory.search(question, as_of="2024-12-01")
+    frame = response.trace.frame
+    assert frame.anchor.relation == "stay"
+    assert frame.time_range == TimeRange(_ts(first_day), _ts(last_day) + 86400)
+    top = _contents(response)[:len(answers)]
+    assert {answer for answer in answers if any(answer in text for text in top)} == answers
+
+
+def test_a_stay_without_a_return_home_ends_at_its_last_report_naming_the_place(trips):
+    with Memory.open(trips) as memory:
+        response = memory.search("What did I do while I was in Porto?", as_of="2024-12-01")
+    assert response.trace.frame.time_range == TimeRange(_ts("2022-07-01"), _ts("2022-07-03"))
+    assert any("Walked along the river in Porto" in text for text in _contents(response)[:2])
+
+
 A_WEEKEND = [
     ("2024-03-01 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
     ("2024-03-09 10:00", "Hiked up Mount Alder with Maya and Pablo; it was muddy all the way "

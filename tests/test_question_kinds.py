@@ -201,6 +201,15 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
         ("What did I do at our neighbour Sven's retirement party?",
          "our neighbour Sven's retirement party", "day_of"),
         ("What did Melanie do on her birthday?", "her birthday", "day_of"),
+        # a stay somewhere named: its span is read from the bank
+        ("What did I eat while I was in Lisbon?", "Lisbon", "stay"),
+        ("When I was in Lisbon, what did I eat?", "Lisbon", "stay"),
+        ("What did I do during my trip to Whitby?", "Whitby", "stay"),
+        ("Who did I meet while visiting New York?", "New York", "stay"),
+        ("What did we eat on our holiday in Crete?", "Crete", "stay"),
+        ("What did I buy while we were staying in the Lake District?", "Lake District",
+         "stay"),
+        ("What did I read during our week at Whitby?", "Whitby", "stay"),
     ],
 )
 def test_a_time_given_by_another_event(question: str, phrase: str, relation: str) -> None:
@@ -238,6 +247,11 @@ def test_a_time_given_by_another_event(question: str, phrase: str, relation: str
         "What did I do on my way to the birthday party?",
         "What will I pack the day I leave?",
         "What should I wear on my birthday?",
+        # no stay: no place named, a question about when, the present
+        "What did I read when I was in the shower?",
+        "What did I learn when I was in school?",
+        "When was I in Lisbon?",
+        "What will I eat while I'm in Lisbon?",
         # an order of nothing
         "What did I do after I first?",
         "What did I do since my very last?",

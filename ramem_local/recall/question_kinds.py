@@ -320,6 +320,19 @@ _OCCASION_OWNER = re.compile(
     rf"(?:^(?P<own>my|our)\s+(?:(?![\w-]*['’]s\b)[\w'’-]+\s+){{0,2}}?"
     rf"|\b(?P<name>[\w-]+)['’]s\s+(?:[\w'’-]+\s+){{0,2}}?)(?P<occasion>{_OCCASIONS})\b",
     _FLAGS)
+# A stay somewhere: "while I was in Lisbon", "when we were staying in New York", "while
+# visiting Porto", "during my trip to Whitby", "on our holiday in Crete". The place is named
+# (capitalised): "while I was in the shower", "when I was in school" are no stay. Its span is
+# read from the bank (``retrieve.stay_span``).
+_PLACE = (r"(?P<phrase>(?-i:[A-Z])[\w'’-]*(?:\s+(?:(?:of|de|la|le|del|am|upon)\s+)?"
+          r"(?-i:[A-Z])[\w'’-]*){0,3})")
+STAY_ANCHOR = re.compile(
+    r"\b(?P<stay>(?:while|whilst|when)\s+(?:i|we)\s+(?:was|were)\s+(?:(?:staying|living|"
+    r"travell?ing|working|studying|away|on\s+(?:holiday|vacation))\s+)?(?:in|at)"
+    r"|(?:while|whilst)\s+(?:visiting|staying\s+(?:in|at)|in)"
+    r"|(?:during|on|over|for)\s+(?:my|our)\s+(?:\w+\s+)?(?:trip|stay|visit|holiday|holidays|"
+    r"vacation|travels|time|week|weekend|days)\s+(?:to|in|at))"
+    rf"\s+(?:the\s+)?{_PLACE}", _FLAGS)
 # Phrases after "the day of" that are times, not events: "the day of the week".
 _A_TIME_NOT_AN_EVENT = re.compile(
     r"^(?:the|a|that|this)\s+(?:week|month|year|day|time|moment)\s*$", _FLAGS)
@@ -343,7 +356,7 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     """
     taken = [cue.span for cue in cues if cue.range is not None]
     patterns = (RELATIVE_ANCHOR,) if _NOT_PAST.match(question) else (
-        RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR)
+        RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR, STAY_ANCHOR)
     for pattern in patterns:
         for match in pattern.finditer(question):
             if any(start < match.end() and match.start() < end for start, end in taken):
@@ -524,6 +537,8 @@ def _day_of(moment: int, tz: tzinfo) -> TimeRange:
 
 def _relation(match: re.Match[str]) -> str:
     groups = match.groupdict()
+    if groups.get("stay") is not None:  # "while I was in Lisbon": the stay's own span
+        return "stay"
     if "dir" not in groups:  # the event's own time: "the week I moved", "on my birthday"
         return f"{_SAME_UNIT[(groups.get('same') or 'day').lower()]}_of"
     direction = " ".join(match.group("dir").lower().split())
