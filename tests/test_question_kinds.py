@@ -210,6 +210,8 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
         ("What did I buy while we were staying in the Lake District?", "Lake District",
          "stay"),
         ("What did I read during our week at Whitby?", "Whitby", "stay"),
+        ("What did I eat the last time I was in Lisbon?", "Lisbon", "stay"),
+        ("What did I do on my first trip to Porto?", "Porto", "stay"),
     ],
 )
 def test_a_time_given_by_another_event(question: str, phrase: str, relation: str) -> None:

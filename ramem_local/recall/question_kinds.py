@@ -321,18 +321,22 @@ _OCCASION_OWNER = re.compile(
     rf"|\b(?P<name>[\w-]+)['’]s\s+(?:[\w'’-]+\s+){{0,2}}?)(?P<occasion>{_OCCASIONS})\b",
     _FLAGS)
 # A stay somewhere: "while I was in Lisbon", "when we were staying in New York", "while
-# visiting Porto", "during my trip to Whitby", "on our holiday in Crete". The place is named
-# (capitalised): "while I was in the shower", "when I was in school" are no stay. Its span is
-# read from the bank (``retrieve.stay_span``).
+# visiting Porto", "during my trip to Whitby", "on our holiday in Crete", "the last time I
+# was in Lisbon" (its latest stay). The place is named (capitalised): "while I was in the
+# shower", "when I was in school" are no stay. Its span is read from the bank
+# (``retrieve.stay_span``).
 _PLACE = (r"(?P<phrase>(?-i:[A-Z])[\w'’-]*(?:\s+(?:(?:of|de|la|le|del|am|upon)\s+)?"
           r"(?-i:[A-Z])[\w'’-]*){0,3})")
+# Which stay, when several: "the last time I was in Lisbon", "on my first trip to Porto".
+_STAY_ORDER = r"first|last|latest|most\s+recent|previous"
 STAY_ANCHOR = re.compile(
-    r"\b(?P<stay>(?:while|whilst|when)\s+(?:i|we)\s+(?:was|were)\s+(?:(?:staying|living|"
-    r"travell?ing|working|studying|away|on\s+(?:holiday|vacation))\s+)?(?:in|at)"
+    rf"\b(?P<stay>(?:while|whilst|when|the\s+(?P<stay_order>{_STAY_ORDER})\s+time)\s+"
+    r"(?:i|we)\s+(?:was|were)\s+(?:(?:staying|living|travell?ing|working|studying|away|"
+    r"on\s+(?:holiday|vacation))\s+)?(?:in|at)"
     r"|(?:while|whilst)\s+(?:visiting|staying\s+(?:in|at)|in)"
-    r"|(?:during|on|over|for)\s+(?:my|our)\s+(?:\w+\s+)?(?:trip|stay|visit|holiday|holidays|"
-    r"vacation|travels|time|week|weekend|days)\s+(?:to|in|at))"
-    rf"\s+(?:the\s+)?{_PLACE}", _FLAGS)
+    rf"|(?:during|on|over|for)\s+(?:my|our)\s+(?:(?P<trip_order>{_STAY_ORDER})\s+|\w+\s+)?"
+    r"(?:trip|stay|visit|holiday|holidays|vacation|travels|time|week|weekend|days)\s+"
+    rf"(?:to|in|at))\s+(?:the\s+)?{_PLACE}", _FLAGS)
 # Phrases after "the day of" that are times, not events: "the day of the week".
 _A_TIME_NOT_AN_EVENT = re.compile(
     r"^(?:the|a|that|this)\s+(?:week|month|year|day|time|moment)\s*$", _FLAGS)
@@ -368,6 +372,7 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
             order, searched = anchor_order(phrase)
             if not content_words(searched):  # "after I first": an order of nothing
                 continue
+            order = order or _stay_order(match)
             return EventAnchor(phrase=searched, relation=_relation(match), order=order,
                                text=question[match.start():match.end()].strip(),
                                span=(match.start(), match.end()))
@@ -533,6 +538,16 @@ def between_range(moment: int, other: int | TimeRange, tz: tzinfo) -> TimeRange:
 def _day_of(moment: int, tz: tzinfo) -> TimeRange:
     day = datetime.fromtimestamp(moment, tz)
     return TimeRange(_midnight(day), _midnight(day + timedelta(days=1)))
+
+
+def _stay_order(match: re.Match[str]) -> str | None:
+    """"the last time I was in Lisbon": the latest stay; "my first trip to Porto": the
+    earliest; None for any other anchor."""
+    groups = match.groupdict()
+    word = groups.get("stay_order") or groups.get("trip_order")
+    if word is None:
+        return None
+    return EARLIEST if word.lower() == "first" else LATEST
 
 
 def _relation(match: re.Match[str]) -> str:
