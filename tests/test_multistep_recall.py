@@ -350,6 +350,15 @@ def test_which_stay_an_order_word_names(trips, question, first_day, last_day, an
     assert any(answer in text for text in _contents(response)[:2])
 
 
+def test_the_json_frame_gives_the_stays_first_and_last_report(trips):
+    result = CliRunner().invoke(cli, ["--db", str(trips), "search", "--json", "--as-of",
+                                      "2024-12-01", "What did I do during my trip to Whitby?"])
+    assert result.exit_code == 0, result.output
+    anchor = json.loads(result.output)["trace"]["frame"]["anchor"]
+    assert (anchor["relation"], anchor["time"], anchor["last_time"]) == (
+        "stay", "2024-08-10T10:00:00+00:00", "2024-08-12T18:00:00+00:00")
+
+
 def test_a_stay_without_a_return_home_ends_at_its_last_report_naming_the_place(trips):
     with Memory.open(trips) as memory:
         response = memory.search("What did I do while I was in Porto?", as_of="2024-12-01")
