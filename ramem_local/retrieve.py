@@ -494,9 +494,9 @@ def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
     anchor.last_time = back[0][1] if back else last
     tz = _zone_of(store)
     days = span_text(first, anchor.last_time + 1, tz)
+    named = sum(first <= when <= last for when in naming)
     ended = f"; back home in memory [{back[0][0]}]" if back else ""
-    return (f"stay {anchor.phrase!r}: {days} ({len([w for w in naming if first <= w <= last])}"
-            f" reports naming it{ended})")
+    return f"stay {anchor.phrase!r}: {days} ({named} reports naming it{ended})"
 
 
 def unsure_anchor(candidates: dict[int, int], reference_time: int, near: int | None) -> int:
