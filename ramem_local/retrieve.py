@@ -469,8 +469,11 @@ def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
     each at most ``STAY_GAP_DAYS`` from the next, ended by the first report of coming home
     after its last one (``RETURN_PHRASES``, or "back/home from <the place>") within
     ``STAY_LONGEST_DAYS`` of its first: a journal names the city the day it arrives ("Flew
-    to Lisbon to spend the holidays") and rarely again until "Flew back home". Reports
-    written by the reference time and happened by it."""
+    to Lisbon to spend the holidays") and rarely again until "Flew back home". A report of
+    coming home from the place ("Drove home from Aarhus", the anchor when it fits the
+    question best) reaches back to the report naming the place before it within
+    ``STAY_LONGEST_DAYS``, its arrival. Reports written by the reference time and happened
+    by it."""
     assert anchor.time is not None
     occurrences = _counted_occurrences(store, frame, settings, conversation_id)
     longest, gap = STAY_LONGEST_DAYS * DAY, STAY_GAP_DAYS * DAY
@@ -478,12 +481,17 @@ def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
     naming = sorted(when for _, when in occurrences(
         fts_query=_quoted(anchor.phrase), happened_from=anchor.time - longest,
         happened_until=min(anchor.time + longest, until), newest_first=False, limit=-1))
+    coming_home = {when for _, when in occurrences(
+        fts_query=" OR ".join(_quoted(f"{word} from {anchor.phrase}")
+                              for word in ("back", "home")),
+        happened_from=anchor.time - longest, happened_until=anchor.time + 1,
+        newest_first=False, limit=-1)}
     first = last = anchor.time
     for when in naming:  # later reports of the place, while none is a gap away
         if last < when <= last + gap:
             last = when
-    for when in reversed(naming):  # earlier ones
-        if first - gap <= when < first:
+    for when in reversed(naming):  # earlier ones; from a return, back to the last arrival
+        if first - (longest if first in coming_home else gap) <= when < first:
             first = when
     returns = [_quoted(phrase) for phrase in RETURN_PHRASES] + [
         _quoted(f"{word} from {anchor.phrase}") for word in ("back", "home")]

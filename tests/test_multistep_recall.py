@@ -283,7 +283,10 @@ def hikes(tmp_path_factory):
 
 
 TRIPS = [  # a week in Lisbon named only on arrival, a weekend in Whitby named every day, two
-    # days in Porto with no word of coming home
+    # days in Porto with no word of coming home, eight days in Aarhus named going and coming
+    ("2022-03-01 09:00", "Took the train to Aarhus for a conference."),
+    ("2022-03-04 20:00", "Had dumplings for dinner with Iris."),
+    ("2022-03-09 19:00", "Drove home from Aarhus; tired but happy."),
     ("2022-07-01 18:00", "Arrived in Porto for Marta's wedding."),
     ("2022-07-02 11:00", "Walked along the river in Porto with Lena."),
     ("2022-07-20 19:00", "Made pancakes for Grace; the kitchen was a mess afterwards."),
@@ -339,13 +342,16 @@ def test_a_stay_runs_from_the_arrival_to_the_return_home(trips, question, first_
      "octopus rice"),
     ("What did I eat on my first trip to Lisbon?", "2023-05-02", "2023-05-09",
      "Grilled sardines"),
+    # the latest report of Aarhus is the way home: the stay reaches back to the arrival
+    ("What did I eat the last time I was in Aarhus?", "2022-03-01", "2022-03-09",
+     "dumplings"),
 ])
 def test_which_stay_an_order_word_names(trips, question, first_day, last_day, answer):
     with Memory.open(trips) as memory:
         response = memory.search(question, as_of="2024-12-01")
     frame = response.trace.frame
     assert (frame.anchor.relation, frame.order) == ("stay", None)  # the order is the stay's
-    assert frame.anchor.order == ("latest" if "last" in question else "earliest")
+    assert frame.anchor.order == ("latest" if " last " in question else "earliest")
     assert frame.time_range == TimeRange(_ts(first_day), _ts(last_day) + 86400)
     assert any(answer in text for text in _contents(response)[:2])
 
