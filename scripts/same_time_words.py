@@ -164,11 +164,17 @@ def ask_and_report(args: argparse.Namespace, written: Callable[[int, int], Asked
                         totals[key]["n"] += 1
                         for metric in METRICS:
                             totals[key][metric] += scores[metric]
+    print_totals(totals, METRICS)
+
+
+def print_totals(totals: dict[tuple[str, str], dict[str, float]],
+                 metrics: tuple[str, ...]) -> None:
+    """One line per (wording, size) of summed scores, sizes in order, the whole last."""
     for (wording, size), total in sorted(totals.items(),
                                          key=lambda item: (int(item[0][1][:-1] or 10**6),
                                                            item[0][0])):
         n = total["n"]
-        cells = "  ".join(f"{metric} {total[metric] / n:.3f}" for metric in METRICS)
+        cells = "  ".join(f"{metric} {total[metric] / n:.3f}" for metric in metrics)
         print(f"{wording:28} {size:4} n={int(n):4}  {cells}")
 
 
