@@ -466,9 +466,9 @@ def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
     trace's line says how it was read.
 
     A stay is the run of reports naming the place (its ``phrase``) around the anchor memory,
-    each at most ``STAY_GAP_DAYS`` from the next, ended by the first report of coming home
-    after its last one (``RETURN_PHRASES``, or "back/home from <the place>") within
-    ``STAY_LONGEST_DAYS`` of its first: a journal names the city the day it arrives ("Flew
+    each at most ``STAY_GAP_DAYS`` calendar days from the next, ended by the first report of
+    coming home after its last one (``RETURN_PHRASES``, or "back/home from <the place>")
+    within ``STAY_LONGEST_DAYS`` of its first: a journal names the city the day it arrives ("Flew
     to Lisbon to spend the holidays") and rarely again until "Flew back home". A report of
     coming home from the place ("Drove home from Aarhus", the anchor when it fits the
     question best) reaches back to the report naming the place before it within
@@ -476,31 +476,35 @@ def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
     by it."""
     assert anchor.time is not None
     occurrences = _counted_occurrences(store, frame, settings, conversation_id)
-    longest, gap = STAY_LONGEST_DAYS * DAY, STAY_GAP_DAYS * DAY
+    tz = _zone_of(store)
+    longest = STAY_LONGEST_DAYS * DAY
     until = frame.reference_time + 1
+
+    def days_apart(earlier: int, later: int) -> int:  # calendar days: 9:00 to 21:00 a week on
+        return (datetime.fromtimestamp(later, tz).date()
+                - datetime.fromtimestamp(earlier, tz).date()).days
+
     naming = sorted(when for _, when in occurrences(
         fts_query=_quoted(anchor.phrase), happened_from=anchor.time - longest,
         happened_until=min(anchor.time + longest, until), newest_first=False, limit=-1))
+    from_the_place = [_quoted(f"{word} from {anchor.phrase}") for word in ("back", "home")]
     coming_home = {when for _, when in occurrences(
-        fts_query=" OR ".join(_quoted(f"{word} from {anchor.phrase}")
-                              for word in ("back", "home")),
-        happened_from=anchor.time - longest, happened_until=anchor.time + 1,
-        newest_first=False, limit=-1)}
+        fts_query=" OR ".join(from_the_place), happened_from=anchor.time - longest,
+        happened_until=anchor.time + 1, newest_first=False, limit=-1)}
     first = last = anchor.time
     for when in naming:  # later reports of the place, while none is a gap away
-        if last < when <= last + gap:
+        if last < when and days_apart(last, when) <= STAY_GAP_DAYS:
             last = when
     for when in reversed(naming):  # earlier ones; from a return, back to the last arrival
-        if first - (longest if first in coming_home else gap) <= when < first:
+        reach = STAY_LONGEST_DAYS if first in coming_home else STAY_GAP_DAYS
+        if when < first and days_apart(when, first) <= reach:
             first = when
-    returns = [_quoted(phrase) for phrase in RETURN_PHRASES] + [
-        _quoted(f"{word} from {anchor.phrase}") for word in ("back", "home")]
+    returns = [_quoted(phrase) for phrase in RETURN_PHRASES] + from_the_place
     back = occurrences(fts_query=" OR ".join(returns), happened_from=last,
                        happened_until=min(first + longest, until), newest_first=False,
                        limit=1)
     anchor.time = first
     anchor.last_time = back[0][1] if back else last
-    tz = _zone_of(store)
     days = span_text(first, anchor.last_time + 1, tz)
     named = sum(first <= when <= last for when in naming)
     ended = f"; back home in memory [{back[0][0]}]" if back else ""

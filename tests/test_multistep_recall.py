@@ -283,7 +283,10 @@ def hikes(tmp_path_factory):
 
 
 TRIPS = [  # a week in Lisbon named only on arrival, a weekend in Whitby named every day, two
-    # days in Porto with no word of coming home, eight days in Aarhus named going and coming
+    # days in Porto with no word of coming home, eight days in Aarhus named going and coming, a
+    # week in Riga named on its first and its last day
+    ("2021-01-01 09:00", "Arrived in Riga for a long weekend; the hotel is tiny."),
+    ("2021-01-08 15:00", "Walked around the old town of Riga all afternoon."),
     ("2022-03-01 09:00", "Took the train to Aarhus for a conference."),
     ("2022-03-04 20:00", "Had dumplings for dinner with Iris."),
     ("2022-03-09 19:00", "Drove home from Aarhus; tired but happy."),
@@ -345,6 +348,9 @@ def test_a_stay_runs_from_the_arrival_to_the_return_home(trips, question, first_
     # the latest report of Aarhus is the way home: the stay reaches back to the arrival
     ("What did I eat the last time I was in Aarhus?", "2022-03-01", "2022-03-09",
      "dumplings"),
+    # seven calendar days apart (a week and six hours) are one stay
+    ("What did I do the last time I was in Riga?", "2021-01-01", "2021-01-08",
+     "Arrived in Riga"),
 ])
 def test_which_stay_an_order_word_names(trips, question, first_day, last_day, answer):
     with Memory.open(trips) as memory:
