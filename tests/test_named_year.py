@@ -156,7 +156,8 @@ HOLIDAY_FORMS = [
 
 # Names people give each holiday of ``calendars.HOLIDAYS`` (every one has at least one).
 HOLIDAY_NAMES = {
-    "holiday_season": ["the holidays", "the Christmas break", "the festive season"],
+    "holiday_season": ["the holidays", "the Christmas break", "the festive season",
+                       "Christmas and New Year", "the holiday break"],
     "christmas_eve": ["Christmas Eve"],
     "christmas": ["Christmas", "Christmas Day", "Xmas"],
     "boxing_day": ["Boxing Day"],

@@ -334,6 +334,11 @@ GROUNDED = [
     ("two Christmas breaks ago", THU, "holiday_ago", "2021-12-24", "2022-01-01"),
     ("the Christmas holidays of 2021", THU, "holiday_year", "2021-12-24", "2021-12-31"),
     ("the holidays last year", THU, "holiday_of_rel_year", "2022-12-24", "2022-12-31"),
+    ("What did I do over Christmas and New Year?", THU, "holiday", "2022-12-24", "2023-01-01"),
+    ("over Christmas and New Year's Day", THU, "holiday", "2022-12-24", "2023-01-01"),
+    ("What did I do during the holiday break?", THU, "holiday", "2022-12-24", "2023-01-01"),
+    ("over the New Year holidays", THU, "holiday", "2022-12-24", "2023-01-01"),
+    ("between Christmas and New Year", THU, "between", "2022-12-25", "2023-01-01"),  # no Eve
     # a holiday or a season counted back
     ("two Christmases ago", THU, "holiday_ago", "2021-12-25", "2021-12-25"),
     ("two Christmases ago", JAN3, "holiday_ago", "2022-12-25", "2022-12-25"),

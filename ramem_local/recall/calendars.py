@@ -147,13 +147,17 @@ _MOTHERING_SUNDAY = FromEaster(-21)
 _CHINESE_NEW_YEAR = (Named("CN", ("Chinese New Year (Spring Festival)", "Chinese New Year")),)
 
 HOLIDAYS: tuple[Holiday, ...] = (
-    # "the holidays", "the Christmas break", "the festive season": Christmas Eve to New Year's
-    # Day. Before "christmas", whose name is its prefix; "the" is part of the bare names: "the
-    # summer holidays" and "a holiday in Spain" are not it.
+    # "the holidays", "the Christmas break", "the festive season", "Christmas and New Year":
+    # Christmas Eve to New Year's Day. Before "christmas", whose name is its prefix; "the" is
+    # part of the bare names: "the summer holidays" and "a holiday in Spain" are not it.
+    # "between Christmas and New Year" is the between rule's, "... New Year's Eve" no season.
     Holiday("holiday_season",
             r"(?:the\s+)?(?:christmas|xmas)\s+(?:holidays|break|season|period|vacation)"
+            r"|(?<!between\s)(?:christmas|xmas)\s+and\s+(?:the\s+)?new\s+year"
+            r"(?:['\u2019]?s)?(?:\s+day)?(?!['\u2019\w]|\s+eve)"
+            rf"|(?:the\s+)?new\s+year{_A}s?\s+holidays"
             r"|the\s+(?:holidays|festive\s+(?:season|period)|winter\s+holidays)"
-            r"|(?:the\s+)?holiday\s+season",
+            r"|(?:the\s+)?holiday\s+(?:season|break|period)",
             (After("christmas_eve", 0),), days=9),
     Holiday("christmas_eve", r"christmas\s+eve|xmas\s+eve", _us("Christmas Eve")),
     Holiday("christmas", r"christmas(?:\s+day)?|xmas(?:\s+day)?",
