@@ -475,7 +475,7 @@ def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
     ``STAY_LONGEST_DAYS``, its arrival. Reports written by the reference time and happened
     by it."""
     assert anchor.time is not None
-    occurrences = _counted_occurrences(store, frame, settings, conversation_id)
+    occurrences = _question_occurrences(store, frame, settings, conversation_id)
     tz = _zone_of(store)
     longest = STAY_LONGEST_DAYS * DAY
     until = frame.reference_time + 1
@@ -702,7 +702,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     generator seeds, 1 to 10 years); standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
-    occurrences = _counted_occurrences(store, frame, settings, conversation_id)
+    occurrences = _question_occurrences(store, frame, settings, conversation_id)
     ranged = frame.guard == "filter" and frame.time_range is not None
     if ranged and frame.time_only:
         return _every_report(occurrences, start, end, trace)
@@ -851,10 +851,10 @@ def _every_report(occurrences: Callable[..., list], start: int, end: int,
                    count=len(found), closest=[])
 
 
-def _counted_occurrences(store: Store, frame: RecallFrame, settings: RetrievalSettings,
-                         conversation_id: int | None) -> Callable[..., list]:
-    """``Store.occurrences`` for a counting question: reports written by the reference
-    time, by the question's speakers when it names some."""
+def _question_occurrences(store: Store, frame: RecallFrame, settings: RetrievalSettings,
+                          conversation_id: int | None) -> Callable[..., list]:
+    """``Store.occurrences`` for a question's occurrences (a count's, a stay's): reports
+    written by the reference time, by the question's speakers when it names some."""
     return partial(store.occurrences, assistant=ASSISTANT, conversation_id=conversation_id,
                    exclude_turns=settings.exclude_turns, written_by=frame.as_of,
                    persons=_speakers(store, frame, conversation_id))
@@ -875,7 +875,7 @@ def word_examples(frame: RecallFrame, terms: Sequence[str],
 def counted_word_examples(store: Store, frame: RecallFrame, settings: RetrievalSettings,
                           conversation_id: int | None) -> list[int]:
     """``word_examples`` of a counting question's own words (``_counted_terms``)."""
-    occurrences = _counted_occurrences(store, frame, settings, conversation_id)
+    occurrences = _question_occurrences(store, frame, settings, conversation_id)
     return word_examples(frame, _counted_terms(store, frame, conversation_id, occurrences),
                          occurrences)
 
