@@ -396,7 +396,11 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     another report at a different day fuses less than one rank step below it, the search is
     not confident: every such report is a candidate, and the caller chooses among them
     (``unsure_anchor``). An anchor named by order ("since I last went hiking") is its
-    latest or earliest report (``ordered_anchor``)."""
+    latest or earliest report (``ordered_anchor``); a stay's, its latest (earliest) report
+    of arriving there, when there is one (``stay_arrival``)."""
+    if anchor.relation == "stay" and stay_arrival(store, anchor, frame=frame, settings=settings,
+                                                   conversation_id=conversation_id):
+        return True
     if anchor.order is not None:
         return ordered_anchor(store, anchor, frame=frame, settings=settings,
                               conversation_id=conversation_id)
@@ -451,6 +455,34 @@ def ordered_anchor(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     return True
 
 
+# How a report of arriving somewhere reads, the place's name right after it ("Flew to Lisbon").
+ARRIVAL_PHRASES = ("flew to", "arrived in", "arrived at", "landed in", "got to", "went to",
+                   "drove to", "travelled to", "traveled to", "took the train to",
+                   "took a train to", "headed to", "back in")
+
+
+def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
+                 settings: RetrievalSettings, conversation_id: int | None) -> bool:
+    """"while I was in Lisbon": the latest report of arriving there (``ARRIVAL_PHRASES``)
+    at or before the reference time; "my first trip to Lisbon": the earliest. A journal
+    names a place for other reasons too ("Booked the flights to Lisbon", "Still dreaming of
+    Lisbon's pastries" a month after), and the place's name alone fits them all alike. False
+    when no report tells of arriving there: the anchor is then found by the name."""
+    found = _question_occurrences(store, frame, settings, conversation_id)(
+        fts_query=" OR ".join(_arrival_phrases(anchor)),
+        happened_from=_EARLIEST_TIME, happened_until=frame.reference_time + 1,
+        newest_first=anchor.order != EARLIEST, limit=1)
+    if not found:
+        return False
+    (anchor.memory_id, anchor.time), = found
+    anchor.confident, anchor.candidates = True, {}
+    return True
+
+
+def _arrival_phrases(anchor: EventAnchor) -> list[str]:
+    return [_quoted(f"{verb} {anchor.phrase}") for verb in ARRIVAL_PHRASES]
+
+
 STAY_GAP_DAYS = 7  # reports naming the place at most this many days apart are one stay
 STAY_LONGEST_DAYS = 31  # the return home is looked for this long after the stay began
 # How a report of coming home reads; "back from" and "home from" only with the place's name
@@ -472,32 +504,35 @@ def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
     to Lisbon to spend the holidays") and rarely again until "Flew back home". A report of
     coming home from the place ("Drove home from Aarhus", the anchor when it fits the
     question best) reaches back to the report naming the place before it within
-    ``STAY_LONGEST_DAYS``, its arrival. Reports written by the reference time and happened
-    by it."""
+    ``STAY_LONGEST_DAYS``, its arrival. A report of arriving there ("Flew to Lisbon",
+    ``stay_arrival``) begins the stay and a way home from the place ends it: "Booked the
+    flights for Lisbon" five days before is no part of it. Reports written by the reference
+    time and happened by it."""
     assert anchor.time is not None
     occurrences = _question_occurrences(store, frame, settings, conversation_id)
     tz = _zone_of(store)
-    longest = STAY_LONGEST_DAYS * DAY
-    until = frame.reference_time + 1
+    moment, longest, until = anchor.time, STAY_LONGEST_DAYS * DAY, frame.reference_time + 1
+
+    def saying(phrases: list[str]) -> set[int]:  # when reports of the month around say one
+        return {when for _, when in occurrences(
+            fts_query=" OR ".join(phrases), happened_from=moment - longest,
+            happened_until=min(moment + longest, until), newest_first=False, limit=-1)}
 
     def days_apart(earlier: int, later: int) -> int:  # calendar days: 9:00 to 21:00 a week on
         return (datetime.fromtimestamp(later, tz).date()
                 - datetime.fromtimestamp(earlier, tz).date()).days
 
-    naming = sorted(when for _, when in occurrences(
-        fts_query=_quoted(anchor.phrase), happened_from=anchor.time - longest,
-        happened_until=min(anchor.time + longest, until), newest_first=False, limit=-1))
     from_the_place = [_quoted(f"{word} from {anchor.phrase}") for word in ("back", "home")]
-    coming_home = {when for _, when in occurrences(
-        fts_query=" OR ".join(from_the_place), happened_from=anchor.time - longest,
-        happened_until=anchor.time + 1, newest_first=False, limit=-1)}
-    first = last = anchor.time
+    naming = sorted(saying([_quoted(anchor.phrase)]))
+    coming_home = saying(from_the_place)
+    arriving = saying(_arrival_phrases(anchor))
+    first = last = moment
     for when in naming:  # later reports of the place, while none is a gap away
-        if last < when and days_apart(last, when) <= STAY_GAP_DAYS:
+        if last < when and days_apart(last, when) <= STAY_GAP_DAYS and last not in coming_home:
             last = when
     for when in reversed(naming):  # earlier ones; from a return, back to the last arrival
         reach = STAY_LONGEST_DAYS if first in coming_home else STAY_GAP_DAYS
-        if when < first and days_apart(when, first) <= reach:
+        if when < first and days_apart(when, first) <= reach and first not in arriving:
             first = when
     returns = [_quoted(phrase) for phrase in RETURN_PHRASES] + from_the_place
     back = occurrences(fts_query=" OR ".join(returns), happened_from=last,

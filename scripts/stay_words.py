@@ -16,7 +16,10 @@ entries are written instead:
   of them naming the city;
 - the last day: coming home, written five ways, two of which no rule of the reader knows
   ("Home at last; ...", "Landed late and went straight to bed.": the stay then ends at its
-  last entry naming the city), or nothing (one trip in five: the same).
+  last entry naming the city), or nothing (one trip in five: the same);
+- for half of the trips, a report naming the city one to four weeks before it ("Booked the
+  flights for Riga."), and for half, one two to eight weeks after it ("Still dreaming of the
+  food in Riga."): the city named for another reason, on a day at home.
 
 For each trip: "What did I do while I was in <city>?" (every trip entry is evidence), "What did
 I eat while I was in <city>?" (its meals), "What did I do during my trip to <city>?", asked as
@@ -67,6 +70,9 @@ MEALS = ("Ate {dish} at a small place near the harbour.", "Had {dish} for dinner
 SIGHTS = ("Walked around the old town of {city} all afternoon.",
           "Visited the cathedral; crowded but worth it.", "Took a boat tour along the coast.",
           "Spent the morning in the museum of modern art.")
+PLANS = ("Booked the flights for {city}.", "Read a guidebook about {city} on the sofa.")
+AFTERTHOUGHTS = ("Still dreaming of the food in {city}.",
+                 "Printed the photos from {city} for {person}.")
 RETURNS = ("Flew back home; {remark}.", "Took the train back home; {remark}.",
            "Drove home from {city}; {remark}.", "Home at last; {remark}.",
            "Landed late and went straight to bed.")
@@ -126,6 +132,14 @@ def trip_journal(seed: int, years: int):
             text = rng.choice(RETURNS).format(city=city, remark=rng.choice(REMARKS))
             written.append(_entry(last, 1, 21, text, "return"))
         entries += written
+        if rng.random() < 0.5:
+            day = first - timedelta(days=rng.randint(7, 28))
+            entries.append(_entry(day, 9, 22, rng.choice(PLANS).format(city=city), "plan"))
+        if rng.random() < 0.5:
+            day = last + timedelta(days=rng.randint(14, 56))
+            if day < spec.end:
+                text = rng.choice(AFTERTHOUGHTS).format(city=city, person=rng.choice(PEOPLE))
+                entries.append(_entry(day, 9, 22, text, "afterthought"))
         for wording, template, kind in WORDINGS:
             evidence = {e.id for e in written if kind == "all" or e.kind == kind}
             if evidence:
