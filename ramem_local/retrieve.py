@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from .errors import InputError
-from .recall.frame import is_time_only
+from .recall.frame import is_time_only, need_with_the_event
 from .recall.question_kinds import (
     EARLIEST,
     LIGHT_VERBS,
@@ -361,7 +361,12 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
         if not find_anchor_memory(store, embedder, event, frame=frame, settings=settings,
                                   conversation_id=conversation_id):
             frame.guard = "no_filter"
-            frame.guard_reason = f"the event {event.phrase!r} was not found: no time filter"
+            if event.relation == "stay":  # the place's name is then what the need has
+                frame.need = need_with_the_event(frame)
+                frame.guard_reason = (f"no report of arriving in {event.phrase!r}: no time "
+                                      "filter, the place searched as words")
+            else:
+                frame.guard_reason = f"the event {event.phrase!r} was not found: no time filter"
             return
     for event in events:
         if not event.confident:
@@ -396,11 +401,11 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     another report at a different day fuses less than one rank step below it, the search is
     not confident: every such report is a candidate, and the caller chooses among them
     (``unsure_anchor``). An anchor named by order ("since I last went hiking") is its
-    latest or earliest report (``ordered_anchor``); a stay's, its latest (earliest) report
-    of arriving there, when there is one (``stay_arrival``)."""
-    if anchor.relation == "stay" and stay_arrival(store, anchor, frame=frame, settings=settings,
-                                                   conversation_id=conversation_id):
-        return True
+    latest or earliest report (``ordered_anchor``); a stay's is its latest (earliest) report
+    of arriving there (``stay_arrival``), and no other."""
+    if anchor.relation == "stay":
+        return stay_arrival(store, anchor, frame=frame, settings=settings,
+                            conversation_id=conversation_id)
     if anchor.order is not None:
         return ordered_anchor(store, anchor, frame=frame, settings=settings,
                               conversation_id=conversation_id)
@@ -464,10 +469,11 @@ ARRIVAL_PHRASES = ("flew to", "arrived in", "arrived at", "landed in", "got to",
 def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
                  settings: RetrievalSettings, conversation_id: int | None) -> bool:
     """"while I was in Lisbon": the latest report of arriving there (``ARRIVAL_PHRASES``)
-    at or before the reference time; "my first trip to Lisbon": the earliest. A journal
-    names a place for other reasons too ("Booked the flights to Lisbon", "Still dreaming of
-    Lisbon's pastries" a month after), and the place's name alone fits them all alike. False
-    when no report tells of arriving there: the anchor is then found by the name."""
+    at or before the reference time; "my first trip to Lisbon": the earliest. False when no
+    report tells of arriving there, and the question then reads no time: a journal names a
+    place for other reasons too ("Booked the flights for Lisbon", "Still dreaming of the food
+    in Lisbon" a month after), the name alone fits them all alike, and a stay grounded on one
+    of those put home days first (measured: results/stays.txt)."""
     found = _question_occurrences(store, frame, settings, conversation_id)(
         fts_query=" OR ".join(_arrival_phrases(anchor)),
         happened_from=_EARLIEST_TIME, happened_until=frame.reference_time + 1,
@@ -493,57 +499,42 @@ RETURN_PHRASES = ("back home", "flew home", "drove home", "flew back", "drove ba
 
 def stay_span(store: Store, anchor: EventAnchor, frame: RecallFrame,
               settings: RetrievalSettings, conversation_id: int | None) -> str:
-    """"while I was in Lisbon", "during my trip to Whitby": set the anchor's ``time`` and
-    ``last_time`` to the first and the last day of the stay its memory belongs to; the
-    trace's line says how it was read.
+    """"while I was in Lisbon", "during my trip to Whitby": set the anchor's ``last_time``
+    to the last day of the stay its arrival (``stay_arrival``) begins; the trace's line says
+    how it was read.
 
-    A stay is the run of reports naming the place (its ``phrase``) around the anchor memory,
-    each at most ``STAY_GAP_DAYS`` calendar days from the next, ended by the first report of
-    coming home after its last one (``RETURN_PHRASES``, or "back/home from <the place>")
-    within ``STAY_LONGEST_DAYS`` of its first: a journal names the city the day it arrives ("Flew
-    to Lisbon to spend the holidays") and rarely again until "Flew back home". A report of
-    coming home from the place ("Drove home from Aarhus", the anchor when it fits the
-    question best) reaches back to the report naming the place before it within
-    ``STAY_LONGEST_DAYS``, its arrival. A report of arriving there ("Flew to Lisbon",
-    ``stay_arrival``) begins the stay and a way home from the place ends it: "Booked the
-    flights for Lisbon" five days before is no part of it. Reports written by the reference
-    time and happened by it."""
+    The stay runs through the later reports naming the place (its ``phrase``), each at most
+    ``STAY_GAP_DAYS`` calendar days from the one before, to the first report of coming home
+    after the last of them (``RETURN_PHRASES``, or "back/home from <the place>") within
+    ``STAY_LONGEST_DAYS`` of the arrival, else to that last report: a journal names the city
+    the day it arrives ("Flew to Lisbon to spend the holidays") and rarely again until "Flew
+    back home". Reports written by the reference time and happened by it."""
     assert anchor.time is not None
     occurrences = _question_occurrences(store, frame, settings, conversation_id)
     tz = _zone_of(store)
-    moment, longest, until = anchor.time, STAY_LONGEST_DAYS * DAY, frame.reference_time + 1
+    arrived, until = anchor.time, frame.reference_time + 1
+    within = min(arrived + STAY_LONGEST_DAYS * DAY, until)
 
-    def saying(phrases: list[str]) -> set[int]:  # when reports of the month around say one
-        return {when for _, when in occurrences(
-            fts_query=" OR ".join(phrases), happened_from=moment - longest,
-            happened_until=min(moment + longest, until), newest_first=False, limit=-1)}
-
-    def days_apart(earlier: int, later: int) -> int:  # calendar days: 9:00 to 21:00 a week on
-        return (datetime.fromtimestamp(later, tz).date()
-                - datetime.fromtimestamp(earlier, tz).date()).days
+    def when_said(phrases: list[str]) -> list[int]:
+        return [when for _, when in occurrences(
+            fts_query=" OR ".join(phrases), happened_from=arrived, happened_until=within,
+            newest_first=False, limit=-1)]
 
     from_the_place = [_quoted(f"{word} from {anchor.phrase}") for word in ("back", "home")]
-    naming = sorted(saying([_quoted(anchor.phrase)]))
-    coming_home = saying(from_the_place)
-    arriving = saying(_arrival_phrases(anchor))
-    first = last = moment
-    for when in naming:  # later reports of the place, while none is a gap away
-        if last < when and days_apart(last, when) <= STAY_GAP_DAYS and last not in coming_home:
-            last = when
-    for when in reversed(naming):  # earlier ones; from a return, back to the last arrival
-        reach = STAY_LONGEST_DAYS if first in coming_home else STAY_GAP_DAYS
-        if when < first and days_apart(when, first) <= reach and first not in arriving:
-            first = when
-    returns = [_quoted(phrase) for phrase in RETURN_PHRASES] + from_the_place
-    back = occurrences(fts_query=" OR ".join(returns), happened_from=last,
-                       happened_until=min(first + longest, until), newest_first=False,
-                       limit=1)
-    anchor.time = first
+    came_home_from_it = set(when_said(from_the_place))
+    last = arrived
+    for when in when_said([_quoted(anchor.phrase)]):
+        last_day = datetime.fromtimestamp(last, tz).date()
+        if (datetime.fromtimestamp(when, tz).date() - last_day).days > STAY_GAP_DAYS \
+                or last in came_home_from_it:
+            break
+        last = when
+    back = occurrences(fts_query=" OR ".join([*map(_quoted, RETURN_PHRASES), *from_the_place]),
+                       happened_from=last, happened_until=within, newest_first=False, limit=1)
     anchor.last_time = back[0][1] if back else last
-    days = span_text(first, anchor.last_time + 1, tz)
-    named = sum(first <= when <= last for when in naming)
     ended = f"; back home in memory [{back[0][0]}]" if back else ""
-    return f"stay {anchor.phrase!r}: {days} ({named} reports naming it{ended})"
+    return (f"stay {anchor.phrase!r}: {span_text(arrived, anchor.last_time + 1, tz)} "
+            f"(from its arrival, memory [{anchor.memory_id}]{ended})")
 
 
 def unsure_anchor(candidates: dict[int, int], reference_time: int, near: int | None) -> int:

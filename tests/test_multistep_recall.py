@@ -349,7 +349,7 @@ def test_a_stay_runs_from_the_arrival_to_the_return_home(trips, question, first_
      "octopus rice"),
     ("What did I eat on my first trip to Lisbon?", "2023-05-02", "2023-05-09",
      "Grilled sardines"),
-    # the latest report of Aarhus is the way home: the stay reaches back to the arrival
+    # eight days between the arrival and the way home, which names Aarhus
     ("What did I eat the last time I was in Aarhus?", "2022-03-01", "2022-03-09",
      "dumplings"),
     # seven calendar days apart (a week and six hours) are one stay
@@ -373,6 +373,18 @@ def test_the_json_frame_gives_the_stays_first_and_last_report(trips):
     anchor = json.loads(result.output)["trace"]["frame"]["anchor"]
     assert (anchor["relation"], anchor["time"], anchor["last_time"]) == (
         "stay", "2024-08-10T10:00:00+00:00", "2024-08-12T18:00:00+00:00")
+
+
+def test_a_stay_with_no_report_of_arriving_reads_no_time(trips):
+    """Belém is named once, in a meal: no report tells of arriving there, and a stay
+    grounded on any report naming a place can be the wrong one ("Still dreaming of the
+    pastel de nata from Lisbon", weeks later)."""
+    with Memory.open(trips) as memory:
+        response = memory.search("What did I eat while I was in Belém?", as_of="2024-12-01")
+    frame = response.trace.frame
+    assert (frame.anchor.relation, frame.guard, frame.time_range) == ("stay", "no_filter", None)
+    assert "no report of arriving in 'Belém'" in frame.guard_reason and "Belém" in frame.need
+    assert "Belém" in _contents(response)[0]
 
 
 def test_a_stay_without_a_return_home_ends_at_its_last_report_naming_the_place(trips):

@@ -211,6 +211,12 @@ def _without_order_and_count(need: str, frame: RecallFrame) -> str:
     return need or frame.question
 
 
+def need_with_the_event(frame: RecallFrame) -> str:
+    """The need as it reads with the event's words kept ("What did I eat while I was in
+    Belém?"): for a question whose event grounds no time, searched by its content alone."""
+    return _without_order_and_count(frame.question, frame)
+
+
 def _tidy(text: str) -> str:
     return _DANGLING_COMMA.sub(r"\1", _SPACE_BEFORE_PUNCTUATION.sub(r"\1", " ".join(text.split())))
 
