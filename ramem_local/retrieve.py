@@ -475,7 +475,7 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     in Lisbon" a month after), the name alone fits them all alike, and a stay grounded on one
     of those put home days first (measured: results/stays.txt)."""
     found = _question_occurrences(store, frame, settings, conversation_id)(
-        fts_query=" OR ".join(_arrival_phrases(anchor)),
+        fts_query=" OR ".join(_quoted(f"{verb} {anchor.phrase}") for verb in ARRIVAL_PHRASES),
         happened_from=_EARLIEST_TIME, happened_until=frame.reference_time + 1,
         newest_first=anchor.order != EARLIEST, limit=1)
     if not found:
@@ -483,10 +483,6 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     (anchor.memory_id, anchor.time), = found
     anchor.confident, anchor.candidates = True, {}
     return True
-
-
-def _arrival_phrases(anchor: EventAnchor) -> list[str]:
-    return [_quoted(f"{verb} {anchor.phrase}") for verb in ARRIVAL_PHRASES]
 
 
 STAY_GAP_DAYS = 7  # reports naming the place at most this many days apart are one stay
