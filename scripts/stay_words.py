@@ -22,9 +22,9 @@ entries are written instead:
   food in Riga."): the city named for another reason, on a day at home.
 
 For each trip: "What did I do while I was in <city>?" (every trip entry is evidence), "What did
-I eat while I was in <city>?" (its meals), "What did I do during my trip to <city>?", asked as
-of the journal's last day. The banks are built here (``--bank-dir``, kept; a second run reuses
-them):
+I eat while I was in <city>?" and "What did I eat in <city>?" (its meals), "What did I do during
+my trip to <city>?", asked as of the journal's last day. The banks are built here
+(``--bank-dir``, kept; a second run reuses them):
 
     PYTHONPATH=. python scripts/stay_words.py --embedder ../shared/models/all-MiniLM-L6-v2 \\
         --bank-dir B --seeds 7,8 --years 1,5
@@ -80,6 +80,7 @@ REMARKS = ("the flat was freezing", "the cat ignored me all evening", "so much l
            "tired but happy")
 WORDINGS = (("while I was in …", "What did I do while I was in {city}?", "all"),
             ("while I was in … (meals)", "What did I eat while I was in {city}?", "meal"),
+            ("in … (meals)", "What did I eat in {city}?", "meal"),
             ("during my trip to …", "What did I do during my trip to {city}?", "all"))
 
 

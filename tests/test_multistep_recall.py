@@ -325,6 +325,8 @@ def trips(tmp_path_factory):
      {"Grilled sardines", "Ate pastel de nata"}),
     ("When I was in Lisbon, what did I eat?", "2023-05-02", "2023-05-09",
      {"Grilled sardines", "Ate pastel de nata"}),
+    ("What did I eat in Lisbon?", "2023-05-02", "2023-05-09",
+     {"Grilled sardines", "Ate pastel de nata"}),
     ("What did I do during my trip to Whitby?", "2024-08-10", "2024-08-12",
      {"Took the train to Whitby", "Fish and chips on the Whitby pier",
       "Drove home from Whitby"}),

@@ -212,6 +212,9 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
         ("What did I read during our week at Whitby?", "Whitby", "stay"),
         ("What did I eat the last time I was in Lisbon?", "Lisbon", "stay"),
         ("What did I do on my first trip to Porto?", "Porto", "stay"),
+        # a place ending a question with no time of its own
+        ("What did I eat in Lisbon?", "Lisbon", "stay"),
+        ("Where did I stay in the Lake District?", "Lake District", "stay"),
     ],
 )
 def test_a_time_given_by_another_event(question: str, phrase: str, relation: str) -> None:
@@ -254,6 +257,8 @@ def test_a_time_given_by_another_event(question: str, phrase: str, relation: str
         "What did I learn when I was in school?",
         "When was I in Lisbon?",
         "What will I eat while I'm in Lisbon?",
+        "What did I eat in Lisbon last week?",  # a time of its own: read as the week
+        "What will I eat in Lisbon?",
         # an order of nothing
         "What did I do after I first?",
         "What did I do since my very last?",

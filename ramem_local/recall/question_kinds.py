@@ -337,6 +337,13 @@ STAY_ANCHOR = re.compile(
     rf"|(?:during|on|over|for)\s+(?:my|our)\s+(?:(?P<trip_order>{_STAY_ORDER})\s+|\w+\s+)?"
     r"(?:trip|stay|visit|holiday|holidays|vacation|travels|time|week|weekend|days)\s+"
     rf"(?:to|in|at))\s+(?:the\s+)?{_PLACE}", _FLAGS)
+# "What did I eat in Lisbon?": a place at the end of a question with no time of its own is
+# where a stay was, when the bank tells of arriving there (``retrieve.stay_arrival``; when it
+# does not, the place is searched as words, as before). Not in a question asking when ("When
+# was I in Lisbon?" asks for every time).
+_ASKS_WHEN = re.compile(r"^\W*when\b", _FLAGS)
+BARE_STAY_ANCHOR = re.compile(rf"\b(?P<stay>in)\s+(?:the\s+)?{_PLACE}(?=\s*[?.!]*\s*$)",
+                              _FLAGS)
 # Phrases after "the day of" that are times, not events: "the day of the week".
 _A_TIME_NOT_AN_EVENT = re.compile(
     r"^(?:the|a|that|this)\s+(?:week|month|year|day|time|moment)\s*$", _FLAGS)
@@ -360,7 +367,8 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     """
     taken = [cue.span for cue in cues if cue.range is not None]
     patterns = (RELATIVE_ANCHOR,) if _NOT_PAST.match(question) else (
-        RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR, STAY_ANCHOR)
+        RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR, STAY_ANCHOR,
+        *(() if cues or _ASKS_WHEN.match(question) else (BARE_STAY_ANCHOR,)))
     for pattern in patterns:
         for match in pattern.finditer(question):
             if any(start < match.end() and match.start() < end for start, end in taken):
