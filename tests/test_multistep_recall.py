@@ -305,6 +305,7 @@ TRIPS = [  # a week in Lisbon named only on arrival, a weekend in Whitby named e
     ("2024-08-10 10:00", "Took the train to Whitby with Sam."),
     ("2024-08-11 12:00", "Fish and chips on the Whitby pier; the gulls were bold."),
     ("2024-08-12 18:00", "Drove home from Whitby in the rain."),
+    ("2024-08-15 20:00", "Printed the photos from Whitby for Sam."),  # home again: no stay
     ("2024-08-20 19:00", "Ate ramen at the new place on Elm Street."),
     ("2024-09-02 08:00", "Got back home late from work; too tired to cook."),
     ("2024-10-05 09:00", "Back in Lisbon for Ana's birthday."),
