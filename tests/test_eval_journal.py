@@ -30,6 +30,7 @@ from ramem_local.eval.journal import (
     ONEOFF,
     ONEOFF_KINDS,
     ONEOFF_REMARKS,
+    REMARKS_REPORTING,
     SINGLE_ENTRY_STYLES,
     STYLES,
     WEEKDAYS,
@@ -514,13 +515,37 @@ def test_count_is_every_entry_of_the_kind_in_the_month(fixture, request):
         first = date(int(year), MONTHS.index(month) + 1, 1)
         last = (first + timedelta(days=31)).replace(day=1) - timedelta(days=1)
         assert journal.spec.start <= first and last <= journal.spec.end  # a whole month
-        expected = [e for e in entries_of_kind(journal, question.kind)
-                    if first <= e.event_day <= last]
-        assert question.evidence == ids(expected)
+        reporting = [remark for remark, kind in REMARKS_REPORTING.items()
+                     if kind == question.kind]
+        expected = [e for e in journal.entries
+                    if first <= e.event_day <= last and (
+                        e.kind == question.kind or any(r in e.text for r in reporting))]
+        assert sorted(question.evidence) == sorted(ids(expected))
         assert question.expected_count == len(expected) == int(question.answer)
         counts[len(expected)] += 1
     assert sum(n for c, n in counts.items() if c >= 2) > counts[1]
     assert all(q.expected_count is None for q in journal.questions if q.style != "count")
+
+
+def test_a_visit_where_we_cooked_together_is_counted_as_a_meal_cooked():
+    """"How many times did I cook a meal in January 2023?" over "Tried a new recipe for
+    vegetable chili", "Made pad thai at home with Iris" and "Took the train to visit Grandpa
+    Theo; we cooked together" is three: the visit's remark reports cooking. Its kind stays a
+    visit (a visit count counts it too), and a question about which dish names none."""
+    journal = generate_journal(JournalSpec(years=5, seed=7, questions_per_style=40))
+    counts = [q for q in questions_of(journal, "count") if q.kind == "meal"]
+    by_id = {e.id: e for e in journal.entries}
+    cooked_together = [(q, by_id[i]) for q in counts for i in q.evidence
+                       if by_id[i].kind == "visit"]
+    assert cooked_together
+    for question, visit in cooked_together:
+        assert "we cooked together" in visit.text
+        assert question.expected_count == len(question.evidence) > len(
+            [i for i in question.evidence if by_id[i].kind == "meal"])
+    for question in journal.questions:
+        if question.style != "count":
+            assert all(by_id[i].kind == question.kind for i in question.evidence
+                       if i in by_id and question.kind in KINDS)
 
 
 @pytest.mark.parametrize("fixture", ["journal", "bigger"])

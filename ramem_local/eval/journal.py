@@ -64,8 +64,10 @@ last           When did I last cook shakshuka? — the latest entry     a random
 first          When did I first see the Velvet Tides live? — the      the journal's end or (half
                earliest entry with that detail                        the time) a day as above
 count          How many films did I watch in May 2024? — every entry  the journal's end
-               of the kind in that (whole) month; expected count =
-               their number
+               of the kind in that (whole) month, and every other
+               entry whose remark reports doing it ("visited Aunt
+               Rosa; we cooked together" is a meal cooked,
+               REMARKS_REPORTING); expected count = their number
 since          Which films have I watched since February 2023? —      3 to 10 weeks after the
                every entry of the kind from that month's first day    named month's first day
                (or that date) to as_of                                (or the named date)
@@ -369,6 +371,10 @@ ACTIVITIES = (
 )
 KINDS = tuple(kind.name for kind in ACTIVITIES)
 _KIND = {kind.name: kind for kind in ACTIVITIES}
+# A remark that itself reports an activity of another kind: an entry with it is one of that
+# kind's too when a question counts them. "Took the train to visit Grandpa Theo; we cooked
+# together" is a visit, and it is a time I cooked a meal.
+REMARKS_REPORTING = {"we cooked together": "meal"}
 
 FILLER_TEMPLATES = (
     "worked on the {project} with {person} at the office",
@@ -963,6 +969,16 @@ class _MultistepAsker:
     def _of_kind_between(self, kind: str, first: date, last: date) -> list[Entry]:
         return [e for e in self.of_kind[kind] if first <= e.event_day <= last]
 
+    def _reporting_between(self, kind: str, first: date, last: date) -> list[Entry]:
+        """The entries a count of ``kind`` between ``first`` and ``last`` counts: those of
+        the kind and those of another kind whose remark reports doing it
+        (``REMARKS_REPORTING``), by event day."""
+        remarks = [remark for remark, reported in REMARKS_REPORTING.items() if reported == kind]
+        return sorted((e for e in self.entries
+                       if first <= e.event_day <= last
+                       and (e.kind == kind or any(remark in e.text for remark in remarks))),
+                      key=lambda e: e.event_day)
+
     def _repeated(self) -> list[list[Entry]]:
         """Per kind and detail occurring twice or more, its entries by event day."""
         groups: dict[tuple[str, str], list[Entry]] = {}
@@ -1015,7 +1031,8 @@ class _MultistepAsker:
         picked += _sample(self.rng, [c for c in candidates if len(c[3]) == 1],
                           self.n - len(picked))
         questions = []
-        for kind, first, last, evidence in picked:
+        for kind, first, last, _ in picked:
+            evidence = self._reporting_between(kind, first, last)
             cue = f"in {MONTH_NAMES[first.month - 1]} {first.year}"
             text = self.rng.choice(_KIND[kind].how_many).format(cue=cue)
             questions.append(_draft("count", kind, text, self.spec.end, first, last, evidence,
