@@ -720,7 +720,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     every report of the range (``_every_report``).
     What stands out is read with the other reports of the works it names
     (``_kind_of_the_works``). Measured on the journal benchmark (README, "Multi-step
-    questions"): the count is exact for 0.750-0.975 of the questions with MiniLM (seven
+    questions"): the count is exact for 0.775-0.975 of the questions with MiniLM (nine
     generator seeds, 1 to 10 years); standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
