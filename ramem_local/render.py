@@ -155,7 +155,7 @@ def reading_lines(response: SearchResponse, tz: tzinfo) -> list[str]:
         more = f", the first {len([c for c in response.results if c.list_name == 'counted'])}"\
             " listed" if response.capped else ""
         noun = "memory matches" if response.count == 1 else "memories match"
-        how = next((n.split(" (", 1)[1].rstrip(")") for n in response.trace.notes
+        how = next((n.split(" (", 1)[1].removesuffix(")") for n in response.trace.notes
                     if n.startswith("count: ") and " (" in n), "")
         lines.append(f"count: {response.count} {noun}{more}" + (f" ({how})" if how else ""))
     if frame.as_of is not None:
