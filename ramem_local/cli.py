@@ -207,6 +207,11 @@ def tuning_options(func: Callable) -> Callable:
                      default=defaults.count_expansion, show_default=True,
                      help="A count also takes the range's memories that stand out as "
                           "closest to the question, beside those holding its words."),
+        click.option("--count-by-verbs/--no-count-by-verbs",
+                     default=defaults.count_by_verbs, show_default=True,
+                     help="A count also takes the range's memories saying I did what a "
+                          "counted memory says I did ('we cooked together' beside 'I cooked "
+                          "lentil soup'; README, 'Multi-step questions')."),
         click.option("--kind-neighbourhood", default=defaults.kind_neighbourhood,
                      show_default=True, type=click.FloatRange(0.0, 0.5),
                      help="A memory stands out for a count by how close it and the memories "
@@ -222,13 +227,13 @@ def tuning_options(func: Callable) -> Callable:
                 drop_repeated_turns: bool, recent_days: int,
                 depth: int, dense_index: str, candidates: int, centre_query: bool,
                 speaker_name_weight: float, multi_step: bool, range_feedback: bool,
-                count_expansion: bool,
+                count_expansion: bool, count_by_verbs: bool,
                 kind_neighbourhood: float, **kwargs: Any) -> Any:
         tuning = SearchTuning(
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
             speaker_name_weight=speaker_name_weight,
             multi_step=multi_step, range_feedback=range_feedback,
-            count_expansion=count_expansion,
+            count_expansion=count_expansion, count_by_verbs=count_by_verbs,
             kind_neighbourhood=kind_neighbourhood, depth=depth, buffer_days=buffer_days,
             buffer_after_days=buffer_after_days,
             neighbour_weight=neighbour_weight,

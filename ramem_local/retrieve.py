@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
@@ -42,7 +43,7 @@ from .recall.question_kinds import (
 from .render import span_text
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .store.retrieval_sql import DENSE_INDEXES
-from .text import content_words, fts_match_query, without_names
+from .text import STOPWORDS, content_words, fts_match_query, without_names
 from .types import (
     DAY,
     SEARCH_MODES,
@@ -116,6 +117,10 @@ class RetrievalSettings:
     # A counting question also counts the range's reports that stand out as closest to the
     # question (dense), beside those that hold its words: measured on vs off in the README.
     count_expansion: bool = True
+    # A counting question also counts the range's reports saying the writer did what a
+    # counted report says they did ("we cooked together" beside "I cooked lentil soup"):
+    # measured on vs off in the README, "Multi-step questions".
+    count_by_verbs: bool = True
     # What stands out is read from each report's neighbourhood: how close it and the
     # memories as like it as the most similar this share of the bank's pairs are to the
     # question's kind (0: its own closeness alone). Measured on vs off in the README,
@@ -693,7 +698,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     """"How many times ...", "which films have I watched since ...": the reports of the range
     that match, counted, at most ``COUNT_CAP`` listed: those matched by word first, then those
     standing out, each closest to the question first (in time order without vectors). A
-    report matches by word, by standing out or by naming the same work:
+    report matches by word, by standing out, by naming the same work or by doing the same:
 
     - by word (``_counted_terms``): it holds the name the question is about ("Night Harbor"
       in "How many times did I watch Night Harbor?"), else one of the need's words other than
@@ -715,12 +720,16 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     - by naming the same work (``_naming_the_same_works``): it names a film, book or band by
       a title that a report of the kind names (the bank's reports holding the counted words,
       and the counted ones): "Saw Small Hours at home with Farid" beside "Watched Small Hours
-      at the cinema". Not for a count of one thing.
+      at the cinema". Not for a count of one thing;
+    - by doing the same (``count_by_verbs``, where standing out counted):
+      ``_doing_the_same``, the writer says they did what a counted report says they did
+      ("Drove out to see Grandpa Theo; we cooked together" beside "I cooked fish tacos" for
+      "How many dishes did I make in March?").
     A question with a range and nothing but its time ("What have I done since May?") counts
     every report of the range (``_every_report``).
     What stands out is read with the other reports of the works it names
     (``_kind_of_the_works``). Measured on the journal benchmark (README, "Multi-step
-    questions"): the count is exact for 0.775-0.975 of the questions with MiniLM (nine
+    questions"): the count is exact for 0.725-1.000 of the questions with MiniLM (eleven
     generator seeds, 1 to 10 years); standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
@@ -741,6 +750,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     matched: dict[int, int] = {}
     by_word: set[int] = set()
     how = []
+    kind_counted = False  # whether what stands out counted: a kind, in a range
     if terms:
         matched = dict(occurrences(
             fts_query=" OR ".join(map(_quoted, terms)), happened_from=start,
@@ -759,6 +769,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
         matched.update({i: in_range[i] for i in added})
         how.append(f"{len(added)} more standing out as closest to the question"
                    + (f" ({by_works} read by the works they name)" if by_works else ""))
+        kind_counted = True
     elif settings.count_expansion and closeness:
         how.append("none standing out: " + ("the question names what it counts" if named else
                                              "the range holds every report of the bank"))
@@ -768,6 +779,13 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
         matched.update(same_work)
         if same_work:
             how.append(f"{len(same_work)} more naming a work a counted report names")
+    if kind_counted and matched and settings.count_by_verbs:
+        doing, verbs = _doing_the_same(store, occurrences, matched, by_word, terms,
+                                       _event_memories(frame), start, end)
+        matched.update(doing)
+        if doing:
+            how.append(f"{len(doing)} more saying I did what a counted report did "
+                       f"({', '.join(map(repr, verbs))})")
     how_text = "; ".join(how) or "no report holds the question's words"
     if not ranged:  # the matches, closest first all the same
         closeness = _closeness(store, direction, matched)
@@ -832,6 +850,91 @@ def _counts_one_thing(frame: RecallFrame, terms: Sequence[str]) -> bool:
     pattern = "|".join(re.escape(verb) for verb in verbs)
     return any(re.search(rf"\b(?:{pattern})\s+{re.escape(term)}\b", frame.need, re.IGNORECASE)
                for term in terms)
+
+
+_SPEAKER_PREFIX = re.compile(r"^[^:\n]{1,60}:\s+")
+_SUBJECT_THEN_VERB = re.compile(r"\b(?:I|[Ww]e)\s+(?P<rest>.*)$")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+# Past tenses not in -ed that a journal says what it did with (the light ones, "went", "made",
+# "took", "saw", are no verb a count goes by).
+IRREGULAR_PAST = frozenset("""
+    ate began bought brought built caught chose drank drew drove fed fell felt flew forgot found
+    fought froze grew heard held hid hung knew laid led left lent lost met paid ran rang read rode
+    rose sang sank sat sent shot shut slept sold spent spoke stood stole swam swept taught threw
+    told thought understood woke won wore wrote
+    """.split())
+
+
+def _first_clause(text: str) -> str:
+    """A memory's text up to its first ; . ! or ?, without the speaker's name before it."""
+    return re.split(r"[;.!?]", _SPEAKER_PREFIX.sub("", text, count=1), maxsplit=1)[0]
+
+
+def main_verb(text: str) -> str | None:
+    """What a report says its writer did, lower-cased: the first past tense (in -ed, or
+    ``IRREGULAR_PAST``) among the first three words of its first clause, read after its
+    first "I" or "we" ("On Tuesday I cooked miso ramen"), else from its start ("Cooked miso
+    ramen for Grace", "Melanie painted a sunset"), past adverbs in -ly ("Finally watched
+    Red Signal"). None when the first such word is a stopword or a light verb ("Went hiking",
+    "Made pad thai", "Tried a new recipe": they say too little of what was done) or there is
+    none."""
+    clause = _first_clause(text)
+    after = _SUBJECT_THEN_VERB.search(clause)
+    words = [w.lower() for w in _WORD.findall(after.group("rest") if after else clause)]
+    for word in [w for w in words if not w.endswith("ly")][:3]:
+        if word in STOPWORDS or word in LIGHT_VERBS:
+            return None
+        if (word.endswith("ed") and len(word) > 3) or word in IRREGULAR_PAST:
+            return word
+    return None
+
+
+def _says_in_first_clause(text: str, terms: Sequence[str]) -> bool:
+    """Whether a report's first clause holds one of the counted ``terms`` (roughly as the
+    index reads them: "cook" holds in "cooked", "hiking" in "hiked"), not only a later one
+    ("Drove out to see Aunt Rosa; we cooked together" holds "cook" in its aside)."""
+    said = [w.lower() for w in _WORD.findall(_first_clause(text))]
+    stems = [re.sub(r"(?:ing|ed|es|s|e)$", "", term.lower()) or term.lower() for term in terms]
+    return any(word.startswith(stem) for word in said for stem in stems)
+
+
+def _doing_the_same(store: Store, occurrences: Callable[..., list], counted: dict[int, int],
+                    by_word: set[int], terms: Sequence[str], excluded: set[int], start: int,
+                    end: int) -> tuple[dict[int, int], list[str]]:
+    """The reports of [start, end), not counted nor ``excluded``, in which the writer says
+    they did what a counted report says they did (its ``main_verb``): the verb opens a
+    clause or follows "I" or "we" ("Drove out to see Grandpa Theo; we cooked together" beside
+    "On Wednesday I cooked spinach lasagna" for "How many dishes did I make in April?"), not
+    another subject's ("the ending made no sense"). (memory id, when it happened) of each, and
+    the verbs that added some.
+
+    The counted reports show what was done in the words of this journal, where the question
+    may share none with them ("dishes", "make", "movies", "see"). Two guards keep a wrong
+    count from growing: a report counted by a word of its aside lends no verb ("cook" in "we
+    cooked together" says nothing of "Drove out to see Aunt Rosa"), and a verb adds no more
+    reports than there are counted reports saying it: more is what the range is full of, not
+    what the counted ones share ("worked", from one day at the office that stood out among
+    visits, would add every other one). Measured on the journal benchmark (README,
+    "Multi-step questions")."""
+    records = store.get_memories(list(counted))
+    sayers = Counter(verb for i, record in records.items()
+                     if (verb := main_verb(record.content)) is not None
+                     and (i not in by_word or _says_in_first_clause(record.content, terms)))
+    added: dict[int, int] = {}
+    used = []
+    for verb in sorted(sayers):
+        found = dict(occurrences(fts_query=_quoted(verb), happened_from=start,
+                                 happened_until=end, newest_first=False, limit=COUNT_CAP * 10))
+        fresh = [i for i in found if i not in counted and i not in added and i not in excluded]
+        pattern = re.compile(rf"(?:^|[;.!?]\s*|\b(?:I|[Ww]e)\s+)(?:[A-Za-z]+ly\s+)?"
+                             rf"{re.escape(verb)}\b", re.IGNORECASE)
+        texts = store.get_memories(fresh)
+        doing = [i for i in fresh if i in texts and pattern.search(
+            _SPEAKER_PREFIX.sub("", texts[i].content, count=1))]
+        if doing and len(doing) <= sayers[verb]:
+            added.update({i: found[i] for i in doing})
+            used.append(verb)
+    return added, used
 
 
 def _whole_bank(occurrences: Callable[..., list], in_range: int, frame: RecallFrame) -> bool:

@@ -101,3 +101,12 @@ def test_range_feedback_is_on_by_default_and_the_header_names_it_off():
     assert "the question alone inside a range" in alone.describe()
     assert SearchTuning().retrieval_settings(k=10, mode="ramem").range_feedback is True
     assert "inside a range" not in SearchTuning().describe()
+
+
+def test_counting_by_the_counted_reports_verbs_is_a_tuning_the_header_names():
+    off = SearchTuning(count_by_verbs=False)
+    assert off.retrieval_settings(k=10, mode="ramem").count_by_verbs is False
+    assert "counts without the counted reports' verbs" in off.describe()
+    default = SearchTuning()
+    assert default.retrieval_settings(k=10, mode="ramem").count_by_verbs is True
+    assert "verbs" not in default.describe()

@@ -1113,3 +1113,117 @@ def test_two_reports_in_a_range_show_no_drop_and_only_the_closest_stands_out(new
     hikes = new_journal.search("How many times did I go hiking until 2026-03-06?",
                                as_of="2026-04-12")
     assert hikes.count == 1 and "Pine Lake" in hikes.results[0].memory.content
+
+
+@pytest.mark.parametrize(("text", "verb"), [
+    ("me: Cooked green curry for Olga; Karin brought the wine.", "cooked"),
+    ("me: On Wednesday I cooked spinach lasagna for Pablo.", "cooked"),
+    ("me: Three days ago I drove out to see cousin Mirela in Ghent.", "drove"),
+    ("me: Finally watched Red Signal; the ending made no sense.", "watched"),
+    ("me: I finally watched Red Signal.", "watched"),
+    ("me: Began North of the Fog on the train.", "began"),
+    ("Melanie painted a sunset by the lake.", "painted"),
+    ("me: Made fish tacos at home with Hugo.", None),  # "made" says too little
+    ("me: Went hiking at Pine Lake.", None),
+    ("me: Tried a new recipe for shakshuka.", None),
+    ("me: Took the train to visit Grandpa Theo; we cooked together.", None),
+    ("me: The milk had gone off, so breakfast was toast.", None),
+    ("me: Lovely weather all week.", None),
+])
+def test_the_main_verb_is_what_a_report_says_its_writer_did(text, verb):
+    from ramem_local.retrieve import main_verb
+
+    assert main_verb(text) == verb
+
+
+DISHES = [  # March 2026: two meals, two visits (at one we cooked together), a film, office days
+    ("2026-01-10 19:00", "Cooked pork dumplings for Chloe; everyone asked for seconds."),
+    ("2026-01-17 19:00", "Made banana bread at home with Karin; the kitchen was a mess."),
+    ("2026-01-24 20:00", "Watched Night Harbor with Ben at the cinema; the soundtrack was "
+                         "great."),
+    ("2026-02-07 19:00", "I cooked miso ramen for Grace; it took twice as long as the recipe "
+                         "said."),
+    ("2026-02-14 11:00", "Visited my sister Lena in Utrecht; we looked through old photos."),
+    ("2026-02-21 10:00", "Hiked up Eagle Ridge with Ben; the view from the top was clear."),
+    ("2026-03-03 19:00", "Cooked green curry for Olga; Karin brought the wine."),
+    ("2026-03-05 09:00", "Worked on the budget review with Ben at the office; nothing much "
+                         "else happened."),
+    ("2026-03-07 20:00", "Finally watched Red Signal; the ending made no sense."),
+    ("2026-03-10 19:00", "On Tuesday I cooked fish tacos for Pablo; it came out a bit too "
+                         "salty."),
+    ("2026-03-12 09:00", "Worked on the hiring plan with Karin at the office; I stayed up too "
+                         "late."),
+    ("2026-03-15 13:00", "Drove out to see Grandpa Theo in Utrecht; we cooked together."),
+    ("2026-03-19 09:00", "Worked on the client proposal with Nils at the office; it went "
+                         "better than expected."),
+    ("2026-03-22 10:00", "Hiked up Hawk Hill with Lena; we saw two deer near the stream."),
+    ("2026-03-26 09:00", "Had a long meeting with Leo about the quarterly report."),
+    ("2026-03-28 11:00", "I drove out to see my parents in Porto; we walked along the canal."),
+]
+
+
+@pytest.fixture(scope="module")
+def dishes(tmp_path_factory):
+    yield from _opened_journal(tmp_path_factory, "dishes", DISHES)
+
+
+def test_a_count_takes_the_reports_saying_i_did_what_a_counted_report_did(dishes):
+    """"How many dishes did I make in March?" shares no word with any report ("dishes",
+    "make"). The two meals stand out, the visit where "we cooked together" does not, and it
+    is counted because a counted report says "I cooked"; off, it is not. In this short month
+    MiniLM also lets one office day stand out (one too many, with the reading on or off); it
+    lends "worked" to nothing: the two other office days outnumber the one counted report
+    saying it."""
+    from ramem_local.retrieve import RetrievalSettings
+
+    question = "How many dishes did I make in March 2026?"
+    on = dishes.search(question, as_of="2026-04-01")
+    off = dishes.search(question, as_of="2026-04-01",
+                        settings=RetrievalSettings(count_by_verbs=False))
+
+    def counted(response) -> list[str]:
+        return [c.memory.content for c in response.results if c.list_name == "counted"]
+
+    assert on.count == off.count + 1
+    assert [text for text in counted(on) if text not in counted(off)] == [
+        "me: Drove out to see Grandpa Theo in Utrecht; we cooked together."]
+    assert sum("cooked" in text.lower() for text in counted(on)) == 3
+    assert sum(text.startswith("me: Worked") for text in counted(on)) <= 1
+    assert "1 more saying I did what a counted report did ('cooked')" in _count_note(on)
+    assert "saying I did" not in _count_note(off)
+    printed = CliRunner().invoke(cli, ["--db", str(dishes.store.path), "search", question,
+                                       "--as-of", "2026-04-01"])
+    (line,) = [ln for ln in printed.output.splitlines() if ln.startswith("count: ")]
+    assert line.endswith("did what a counted report did ('cooked'))")  # both parentheses
+
+
+def test_a_verb_lends_no_reports_from_an_aside_nor_more_than_are_counted(dishes):
+    """The verbs come from what the counted reports say they did: a report counted by a
+    word of its aside lends none ("cook" in "we cooked together" says nothing of "Drove out
+    to see Grandpa Theo", and the visit to my parents stays out), and a verb adds no more
+    reports than there are counted reports saying it ("worked", from one day at the office,
+    would add two more)."""
+    from ramem_local.retrieve import ASSISTANT, _doing_the_same
+
+    store = dishes.store
+    ids = {dishes.get(i).content: i for i in range(1, len(DISHES) + 1)}
+
+    def occurrences(**kwargs):
+        return store.occurrences(assistant=ASSISTANT, **kwargs)
+
+    def memory_id(start: str) -> int:
+        (found,) = [i for text, i in ids.items() if text.startswith("me: " + start)]
+        return found
+
+    march = (_ts("2026-03-01"), _ts("2026-04-01"))
+    visit, curry = memory_id("Drove out"), memory_id("Cooked green curry")
+    office = memory_id("Worked on the budget")
+    added, verbs = _doing_the_same(store, occurrences, {visit: 0, curry: 0}, {visit, curry},
+                                   ["cook"], set(), *march)
+    assert verbs == ["cooked"] and set(added) == {memory_id("On Tuesday I cooked")}
+    added, verbs = _doing_the_same(store, occurrences, {office: 0}, set(), [], set(), *march)
+    assert (added, verbs) == ({}, [])
+    hiring = memory_id("Worked on the hiring plan")
+    added, verbs = _doing_the_same(store, occurrences, {office: 0, hiring: 0}, set(), [],
+                                   set(), *march)
+    assert verbs == ["worked"] and set(added) == {memory_id("Worked on the client proposal")}

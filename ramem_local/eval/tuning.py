@@ -30,6 +30,7 @@ class SearchTuning:
     speaker_name_weight: float = RetrievalSettings.speaker_name_weight
     multi_step: bool = RetrievalSettings.multi_step
     count_expansion: bool = RetrievalSettings.count_expansion
+    count_by_verbs: bool = RetrievalSettings.count_by_verbs
     range_feedback: bool = RetrievalSettings.range_feedback
     kind_neighbourhood: float = RetrievalSettings.kind_neighbourhood
 
@@ -65,6 +66,8 @@ class SearchTuning:
             parts.append("no multi-step (order, counts, event anchors off)")
         elif not self.count_expansion:
             parts.append("counts without expansion")
+        elif not self.count_by_verbs:
+            parts.append("counts without the counted reports' verbs")
         elif self.kind_neighbourhood != RetrievalSettings.kind_neighbourhood:
             parts.append(f"count kind read from the closest {self.kind_neighbourhood:g} of pairs"
                          if self.kind_neighbourhood else "count kind read from each report alone")
@@ -82,7 +85,7 @@ class SearchTuning:
             candidates=max(self.candidates, self.depth, k), centre_query=self.centre_query,
             speaker_name_weight=self.speaker_name_weight,
             multi_step=self.multi_step, count_expansion=self.count_expansion,
-            range_feedback=self.range_feedback,
+            count_by_verbs=self.count_by_verbs, range_feedback=self.range_feedback,
             kind_neighbourhood=self.kind_neighbourhood,
         )
 
