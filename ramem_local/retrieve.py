@@ -43,7 +43,7 @@ from .recall.question_kinds import (
 from .render import span_text
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .store.retrieval_sql import DENSE_INDEXES
-from .text import STOPWORDS, content_words, fts_match_query, without_names
+from .text import STOPWORDS, content_words, fts_match_query, without_names, without_speaker
 from .types import (
     DAY,
     SEARCH_MODES,
@@ -852,7 +852,6 @@ def _counts_one_thing(frame: RecallFrame, terms: Sequence[str]) -> bool:
                for term in terms)
 
 
-_SPEAKER_PREFIX = re.compile(r"^[^:\n]{1,60}:\s+")
 _SUBJECT_THEN_VERB = re.compile(r"\b(?:I|[Ww]e)\s+(?P<rest>.*)$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 # Past tenses not in -ed that a journal says what it did with (the light ones, "went", "made",
@@ -867,7 +866,7 @@ IRREGULAR_PAST = frozenset("""
 
 def _first_clause(text: str) -> str:
     """A memory's text up to its first ; . ! or ?, without the speaker's name before it."""
-    return re.split(r"[;.!?]", _SPEAKER_PREFIX.sub("", text, count=1), maxsplit=1)[0]
+    return re.split(r"[;.!?]", without_speaker(text), maxsplit=1)[0]
 
 
 def main_verb(text: str) -> str | None:
@@ -929,8 +928,8 @@ def _doing_the_same(store: Store, occurrences: Callable[..., list], counted: dic
         pattern = re.compile(rf"(?:^|[;.!?]\s*|\b(?:I|[Ww]e)\s+)(?:[A-Za-z]+ly\s+)?"
                              rf"{re.escape(verb)}\b", re.IGNORECASE)
         texts = store.get_memories(fresh)
-        doing = [i for i in fresh if i in texts and pattern.search(
-            _SPEAKER_PREFIX.sub("", texts[i].content, count=1))]
+        doing = [i for i in fresh
+                 if i in texts and pattern.search(without_speaker(texts[i].content))]
         if doing and len(doing) <= sayers[verb]:
             added.update({i: found[i] for i in doing})
             used.append(verb)

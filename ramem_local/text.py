@@ -29,6 +29,16 @@ STOPWORDS = frozenset(
 )
 
 
+# The speaker's name a memory of a turn starts with (ingest.anchor writes "speaker: text":
+# "Caroline: I went to …", "me: Cooked shakshuka"), one to three words before the colon.
+SPEAKER_PREFIX = re.compile(r"^\s*(?:[a-z][\w'.-]*\s+){0,2}[a-z][\w'.-]*\s*:\s*", re.I)
+
+
+def without_speaker(text: str) -> str:
+    """``text`` without the "Name:" it starts with, if any."""
+    return SPEAKER_PREFIX.sub("", text, count=1)
+
+
 def words(text: str) -> list[str]:
     """Lower-cased word tokens (letters, digits, underscore; any script)."""
     return [w.lower() for w in WORD.findall(text)]

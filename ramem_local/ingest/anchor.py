@@ -54,7 +54,7 @@ from ..errors import EntryRejected
 from ..names import NamesRead, mentioned_persons, participant_named
 from ..recall.calendars import date_order
 from ..recall.time import detect_cues
-from ..text import canonical_person, content_words, normalised_hash, words
+from ..text import canonical_person, content_words, normalised_hash, without_speaker, words
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
 from .chats import ME
 from .extract import EXAMPLE_ENTRIES, clean_field, read_entry, shown_text
@@ -312,7 +312,6 @@ def anchor_entry(
 
 COPY_SHARE = 0.9  # of an entry's words found in one turn, which it mostly repeats: a copy
 COPY_COVER = 0.8  # of that turn's words that the entry repeats
-_SPEAKER_PREFIX = re.compile(r"^\s*(?:[a-z][\w'.-]*\s+){0,2}[a-z][\w'.-]*\s*:\s*", re.I)
 _LINE_TIME = re.compile(r"^\s*\d{4}-\d{2}-\d{2}(?:[ T]\d{1,2}:\d{2}(?::\d{2})?)?\s+")
 
 
@@ -411,7 +410,7 @@ def _without_line_head(content: str, labels: Collection[str]) -> str:
     text = content.strip()
     if echoed_label(text, labels) is not None:
         text = _LINE_TIME.sub("", text.partition(" ")[2], count=1)
-    return _SPEAKER_PREFIX.sub("", text, count=1)
+    return without_speaker(text)
 
 
 _FIRST_PERSON = re.compile(r"\b(?:I|[Mm]e|[Mm]y|[Mm]ine|[Mm]yself)\b")
