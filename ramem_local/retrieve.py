@@ -919,17 +919,19 @@ def _doing_the_same(store: Store, occurrences: Callable[..., list], counted: dic
     sayers = Counter(verb for i, record in records.items()
                      if (verb := main_verb(record.content)) is not None
                      and (i not in by_word or _says_in_first_clause(record.content, terms)))
+    if not sayers:
+        return {}, []
+    found = dict(occurrences(fts_query=" OR ".join(map(_quoted, sorted(sayers))),
+                             happened_from=start, happened_until=end, newest_first=False,
+                             limit=COUNT_CAP * 10))
+    texts = store.get_memories([i for i in found if i not in counted and i not in excluded])
     added: dict[int, int] = {}
     used = []
     for verb in sorted(sayers):
-        found = dict(occurrences(fts_query=_quoted(verb), happened_from=start,
-                                 happened_until=end, newest_first=False, limit=COUNT_CAP * 10))
-        fresh = [i for i in found if i not in counted and i not in added and i not in excluded]
         pattern = re.compile(rf"(?:^|[;.!?]\s*|\b(?:I|[Ww]e)\s+)(?:[A-Za-z]+ly\s+)?"
                              rf"{re.escape(verb)}\b", re.IGNORECASE)
-        texts = store.get_memories(fresh)
-        doing = [i for i in fresh
-                 if i in texts and pattern.search(without_speaker(texts[i].content))]
+        doing = [i for i, record in texts.items()
+                 if i not in added and pattern.search(without_speaker(record.content))]
         if doing and len(doing) <= sayers[verb]:
             added.update({i: found[i] for i in doing})
             used.append(verb)
