@@ -1379,8 +1379,9 @@ def _years_list(value: str) -> tuple[int, ...]:
 
 
 @eval_group.command(name="journal")
-@click.option("--years", default="1,5,10", show_default=True, metavar="Y1,Y2,...",
-              help="Journal sizes in years (comma-separated); one bank per size.")
+@click.option("--years", metavar="Y1,Y2,...",
+              help="Journal sizes in years (comma-separated); one bank per size. Default: "
+                   "1,5,10 (with --natural: 5,10).")
 @click.option("--days", type=click.IntRange(7, 36500), metavar="N",
               help="One short journal of N days instead of --years (a quick check).")
 @click.option("--seed", default=7, show_default=True, type=int,
@@ -1408,13 +1409,21 @@ def _years_list(value: str) -> tuple[int, ...]:
 @click.option("--sparse", is_flag=True,
               help="Write only the days something happened (no filler entries): about eleven "
                    "entries a month, a bank where a month holds a handful of reports.")
+@click.option("--natural", is_flag=True,
+              help="The natural journal instead: written and asked in people's own words "
+                   "(trips, occasions, friends, plans and mentions beside the doing), its "
+                   "own question styles (--styles all).")
+@click.option("--split", type=click.Choice(["dev", "held-out", "both"]), default="both",
+              show_default=True,
+              help="With --natural: whose words write the journal and ask its questions: the "
+                   "dev phrasebook (tuned on), the held-out one (only measured), or both.")
 @tuning_options
 @json_option
 @pass_context
-def eval_journal(context: Context, years: str, days: int | None, seed: int, per_style: int,
-                 mode: str, k: int, out: Path | None, bank_dir: Path | None, styles: str,
-                 one_offs: bool, chat: bool, sparse: bool, tuning: SearchTuning,
-                 as_json: bool) -> None:
+def eval_journal(context: Context, years: str | None, days: int | None, seed: int,
+                 per_style: int, mode: str, k: int, out: Path | None, bank_dir: Path | None,
+                 styles: str, one_offs: bool, chat: bool, sparse: bool, natural: bool,
+                 split: str, tuning: SearchTuning, as_json: bool) -> None:
     """Retrieval on synthetic journals that grow from 1 to 10 years (context collapse).
 
     Each journal is written by a seeded generator (no data files): one to three entries a day
@@ -1447,12 +1456,33 @@ def eval_journal(context: Context, years: str, days: int | None, seed: int, per_
     style, modes side by side, with each bank's entries, ingest time and median search time,
     and for count questions how often the search's count was exact.
 
+    With --natural, the journal is written the way people write one (other verbs, "we"
+    forms, plans, gear bought and friends quoting films beside the doing, trips with their
+    plans and afterthoughts, birthdays every year, an assistant chat of requests) by one of
+    two phrasebooks: dev, which the engine is tuned on, and held-out, written separately and
+    only measured. Its styles:
+
+    \b
+      last_first      When did I last walk Fox Valley?
+      order_event     What was the last film I saw before my trip to Oslo?
+      trip            What did I eat on the Oslo trip?
+      window          What did I cook in the seven days after the move?
+      count           How often did I go hiking in March 2024?  (also: count exact)
+      people          When did Lena and I last get together?
+      day_of_event    What did I do the day after Mum's seventieth?
+
     \b
     Examples:
       ramem --embedder DIR eval journal --years 1,5 --per-style 20
       ramem eval journal --no-one-offs --no-chat --styles classic   # before multi-step recall
       ramem eval journal --years 1 --sparse --styles count   # a month holds a handful
+      ramem --embedder DIR eval journal --natural --split held-out --years 5
     """
+    if natural:
+        _eval_natural(context, years or "5,10", seed, per_style, mode, k, out, bank_dir, styles,
+                      split, tuning, as_json)
+        return
+    years = years or "1,5,10"
     from .eval.journal import (
         JournalSpec,
         format_journal_table,
@@ -1492,3 +1522,42 @@ def eval_journal(context: Context, years: str, days: int | None, seed: int, per_
                f"{tuning.describe()}")
     click.echo(format_journal_table(result))
     click.echo(f"{result.seconds:.1f}s in all")
+
+
+def _eval_natural(context: Context, years: str, seed: int, per_style: int, mode: str, k: int,
+                  out: Path | None, bank_dir: Path | None, styles: str, split: str,
+                  tuning: SearchTuning, as_json: bool) -> None:
+    """``ramem eval journal --natural``: each split's journals, one table per split."""
+    from .eval.journal import format_journal_table, write_journal_jsonl
+    from .eval.natural import NATURAL_STYLES, SPLITS, run_natural_eval
+
+    asked = NATURAL_STYLES if styles == "all" else tuple(
+        s.strip() for s in styles.split(",") if s.strip())
+    unknown = [s for s in asked if s not in NATURAL_STYLES]
+    if unknown or not asked:
+        raise click.BadParameter(f"unknown style {unknown[0] if unknown else styles!r}; "
+                                 f"known with --natural: all, {', '.join(NATURAL_STYLES)}",
+                                 param_hint="--styles")
+    embedder = _eval_embedder(context.settings)
+    modes = ("ramem", "baseline") if mode == "both" else (mode,)
+    splits = SPLITS if split == "both" else (split,)
+    summaries = {}
+    for name in splits:
+        result = run_natural_eval(list(_years_list(years)), embedder, seed=seed, split=name,
+                                  per_style=per_style, modes=modes, k=k, bank_dir=bank_dir,
+                                  tuning=tuning, styles=asked,
+                                  progress=lambda msg: click.echo(msg, err=True))
+        if out is not None:
+            write_journal_jsonl(result, out.with_name(f"{out.stem}-{name}{out.suffix}")
+                                if len(splits) > 1 else out)
+        summaries[name] = result.summary()
+        if not as_json:
+            click.echo(f"natural journal retrieval · {name} phrasebook · seed {seed} · "
+                       f"{per_style} questions per style · embedder {result.embedder} · K={k} "
+                       f"· modes {', '.join(modes)} · {tuning.describe()}")
+            click.echo(format_journal_table(result))
+            click.echo(f"{result.seconds:.1f}s in all")
+    if as_json:
+        _echo_json({"natural": True, "seed": seed, "k": k, "modes": list(modes),
+                    "per_style": per_style, "styles": list(asked),
+                    "tuning": dataclasses.asdict(tuning), "splits": summaries})

@@ -1359,7 +1359,8 @@ def run_journal_eval(
                 memory.ingest(source)
                 ingest_seconds = time.perf_counter() - tick
                 for question in questions:
-                    results.extend(_search(memory, spec.label, question, modes, k, tuning))
+                    results.extend(search_question(memory, spec.label, question, modes, k,
+                                                   tuning))
             banks.append(JournalBank(
                 label=spec.label, start=spec.start.isoformat(), end=spec.end.isoformat(),
                 entries=len(journal.entries),
@@ -1397,8 +1398,9 @@ def bank_stem(spec: JournalSpec) -> str:
             + ("" if spec.chat else "-no-chat") + ("-sparse" if spec.sparse else ""))
 
 
-def _search(memory: Memory, size: str, question: JournalQuestion, modes: Sequence[str],
-            k: int, tuning: SearchTuning) -> Iterator[JournalQuestionResult]:
+def search_question(memory: Memory, size: str, question: JournalQuestion,
+                    modes: Sequence[str], k: int, tuning: SearchTuning
+                    ) -> Iterator[JournalQuestionResult]:
     evidence = set(question.evidence)
     for mode in modes:
         tick = time.perf_counter()
