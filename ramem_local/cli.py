@@ -218,6 +218,16 @@ def tuning_options(func: Callable) -> Callable:
                           "like it are to the question's kind: those as similar to it as the "
                           "most similar SHARE of the bank's pairs (0: by its own closeness "
                           "alone; README, 'Multi-step questions')."),
+        click.option("--anchor-by-meaning/--anchor-by-rank",
+                     default=defaults.anchor_by_meaning, show_default=True,
+                     help="The report of an event ('the day after Aisha's wedding') is the one "
+                          "closest in meaning among those sharing a word with it, or the "
+                          "first by fused rank."),
+        click.option("--kind-walk/--no-kind-walk", default=defaults.kind_walk,
+                     show_default=True,
+                     help="Read what kind of report an order asks about ('the last film I "
+                          "saw') by a walk over the bank's words from the question's closest "
+                          "memories (docs/questions.md), or by the question's rarest word."),
     ]
 
     @functools.wraps(func)
@@ -228,8 +238,10 @@ def tuning_options(func: Callable) -> Callable:
                 depth: int, dense_index: str, candidates: int, centre_query: bool,
                 speaker_name_weight: float, multi_step: bool, range_feedback: bool,
                 count_expansion: bool, count_by_verbs: bool,
-                kind_neighbourhood: float, **kwargs: Any) -> Any:
+                kind_neighbourhood: float, anchor_by_meaning: bool, kind_walk: bool,
+                **kwargs: Any) -> Any:
         tuning = SearchTuning(
+            anchor_by_meaning=anchor_by_meaning, kind_walk=kind_walk,
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
             speaker_name_weight=speaker_name_weight,
             multi_step=multi_step, range_feedback=range_feedback,

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from .errors import InputError
+from .ingest.acts import OTHER, PLAN, REPORT
+from .kinds import KIND_BAR, MIN_MEMORIES, seed_count, term_graph
 from .recall.frame import is_time_only, need_with_the_event
 from .recall.question_kinds import (
     EARLIEST,
@@ -126,6 +128,14 @@ class RetrievalSettings:
     # question's kind (0: its own closeness alone). Measured on vs off in the README,
     # "Multi-step questions".
     kind_neighbourhood: float = 0.05
+    # The report of an event ("the day after Aisha's wedding") is, among those sharing a word
+    # with its phrase, the closest in meaning (else the first by fused rank): measured on vs
+    # off in docs/questions.md.
+    anchor_by_meaning: bool = True
+    # What kind of report an order or a count asks about is read by a walk over the bank's
+    # words from the question's closest memories (``kinds``); off: the order goes by the
+    # need's rarest word. Measured on vs off in docs/questions.md.
+    kind_walk: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in SEARCH_MODES:
@@ -293,7 +303,8 @@ def retrieve(
         counted = counted_list(store, query, frame, settings, conversation_id, trace)
         first_rows, count, closest_rows = counted.rows, counted.count, counted.closest
     elif multi_step and frame.order is not None:
-        first_rows = ordered_list(store, frame, settings, conversation_id, trace)
+        first_rows = ordered_list(store, frame, settings, conversation_id, trace, query,
+                                  embedder)
     trace.timings_ms["sql"] = _ms_since(started)
 
     memories = store.get_memories([r.id for r in (*first_rows, *closest_rows, *context_rows,
@@ -315,15 +326,17 @@ def retrieve(
 
 
 def report_times(store: Store, memory_ids: Sequence[int], frame: RecallFrame,
-                 settings: RetrievalSettings, conversation_id: int | None) -> dict[int, int]:
-    """Which of these memories are reports (``Store.occurrences``), with when each happened."""
+                 settings: RetrievalSettings, conversation_id: int | None,
+                 acts: Sequence[str] = (REPORT,)) -> dict[int, int]:
+    """Which of these memories are reports (``Store.occurrences``: of ``acts``, what was done
+    by default), with when each happened."""
     if not memory_ids:
         return {}
     return dict(store.occurrences(
         fts_query=None, among=memory_ids, happened_from=_EARLIEST_TIME,
         happened_until=_LATEST_TIME, newest_first=True, limit=len(memory_ids),
         assistant=ASSISTANT, conversation_id=conversation_id,
-        exclude_turns=settings.exclude_turns, written_by=frame.as_of))
+        exclude_turns=settings.exclude_turns, written_by=frame.as_of, acts=acts))
 
 
 def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
@@ -343,7 +356,7 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     from .names import names_a_person_as_object
 
     happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
-                            conversation_id)
+                            conversation_id, acts=(REPORT, OTHER, PLAN))
     whom = asks_whom(frame.need)
     return sorted(context, key=lambda c: (
         c.tier if c.tier is not None else 0, c.memory.id not in happened,
@@ -366,10 +379,10 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
         if not find_anchor_memory(store, embedder, event, frame=frame, settings=settings,
                                   conversation_id=conversation_id):
             frame.guard = "no_filter"
-            if event.relation == "stay":  # the place's name is then what the need has
+            if event.relation == "stay" or event.trip:  # the place's name is the need's
                 frame.need = need_with_the_event(frame)
-                frame.guard_reason = (f"no report of arriving in {event.phrase!r}: no time "
-                                      "filter, the place searched as words")
+                frame.guard_reason = (f"no report in {event.phrase!r}: no time filter, the "
+                                      "place searched as words")
             else:
                 frame.guard_reason = f"the event {event.phrase!r} was not found: no time filter"
             return
@@ -385,7 +398,7 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
             which = "before the reference time" if near is None else "the range's other end"
             trace.notes.append(f"event {event.phrase!r}: {len(event.candidates)} close "
                                f"candidates at different times; using the one nearest {which}")
-    if anchor.relation == "stay":
+    if anchor.relation == "stay" or anchor.trip:
         trace.notes.append(stay_span(store, anchor, frame, settings, conversation_id))
     if len(events) == 2 and events[0].memory_id == events[1].memory_id:
         trace.notes.append(f"both ends of the range are memory [{anchor.memory_id}]: the range "
@@ -411,6 +424,11 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     if anchor.relation == "stay":
         return stay_arrival(store, anchor, frame=frame, settings=settings,
                             conversation_id=conversation_id)
+    if anchor.trip:
+        if stay_arrival(store, anchor, frame=frame, settings=settings,
+                        conversation_id=conversation_id):
+            return True
+        anchor.trip = False  # no days in the place: an event named by its words
     if anchor.order is not None:
         return ordered_anchor(store, anchor, frame=frame, settings=settings,
                               conversation_id=conversation_id)
@@ -424,24 +442,72 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
             continue
         rows = content_list(store, Query(vector=vector, fts=fts),
                             settings, conversation_id, frame.as_of, limit=settings.depth)
-        happened = report_times(store, [r.id for r in rows], frame, settings, conversation_id)
+        sharing = _sharing_a_word(store, anchor.phrase, [row.id for row in rows])
+        # Anyone's doing marks an event: "Lena got married today" is her wedding.
+        happened = report_times(store, [r.id for r in rows], frame, settings, conversation_id,
+                                acts=(REPORT, OTHER))
         # A report of the event shares a word with its phrase ("the move": "Moved into the
-        # flat"); the dense list alone always returns something, found or not.
-        reports = [row for row in rows if row.id in happened and row.bm25_rank is not None]
+        # flat"); the dense list alone always returns something, found or not. Shares, not
+        # ranks among BM25's first: a name every tenth memory holds ranks its short ones
+        # first ("Long lunch with Aisha" before "Aisha got married today").
+        reports = [row for row in rows if row.id in happened
+                   and (row.bm25_rank is not None or row.id in sharing)]
+        reports = _naming_its_numbers(store, anchor.phrase, reports)
         if reports:
             break
     if not reports:
         return False
-    best = reports[0]
-    # Close: less than one rank step of one list apart (RRF scores are compressed: the first
-    # and the second of both lists differ by 1.6%, so a ratio would call every pair close).
-    step = 1 / (settings.kappa + 1) - 1 / (settings.kappa + 2)
-    close = [row for row in reports[1:] if (row.rrf or 0) > (best.rrf or 0) - step
-             and abs(happened[row.id] - happened[best.id]) >= DAY]
+    if vector is not None and settings.anchor_by_meaning:
+        # Among the reports sharing a word with the phrase, the one closest in meaning: a
+        # short report of the same person shares the words as well ("Long lunch with
+        # Aisha" for "Aisha's wedding", beside "Aisha got married today").
+        closeness = _closeness(store, vector, [row.id for row in reports])
+        reports = sorted(reports, key=lambda row: -closeness.get(row.id, -1.0))
+        best = reports[0]
+        close = [row for row in reports[1:]
+                 if closeness.get(row.id, -1.0) > closeness.get(best.id, -1.0) - ANCHOR_CLOSE
+                 and abs(happened[row.id] - happened[best.id]) >= DAY]
+    else:
+        best = reports[0]
+        # Close: less than one rank step of one list apart (RRF scores are compressed: the
+        # first and the second of both lists differ by 1.6%, so a ratio would call every pair
+        # close).
+        step = 1 / (settings.kappa + 1) - 1 / (settings.kappa + 2)
+        close = [row for row in reports[1:] if (row.rrf or 0) > (best.rrf or 0) - step
+                 and abs(happened[row.id] - happened[best.id]) >= DAY]
     anchor.memory_id, anchor.time = best.id, happened[best.id]
     anchor.confident = not close
     anchor.candidates = {row.id: happened[row.id] for row in [best, *close]} if close else {}
     return True
+
+
+def _sharing_a_word(store: Store, phrase: str, memory_ids: Sequence[int]) -> set[int]:
+    """The memories holding a content word of ``phrase``, as lemmas ("the move": "Moved")."""
+    from .kinds import lemma
+
+    wanted = {lemma(word) for word in content_words(phrase)}
+    texts = store.get_memories(list(memory_ids))
+    return {memory_id for memory_id, record in texts.items()
+            if wanted & {lemma(word) for word in content_words(without_speaker(record.content))}}
+
+
+# Two reports of an event closer than this in cosine to its phrase are equally likely.
+ANCHOR_CLOSE = 0.05
+
+
+def _naming_its_numbers(store: Store, phrase: str,
+                        reports: list[RankedRow]) -> list[RankedRow]:
+    """The reports that name every number the event's phrase names, in any form: "Mum's
+    seventieth" is the report of her 70th birthday, not of her 69th, however alike they
+    read; all of them when the phrase names none."""
+    from .numbers import numbers_in
+
+    wanted = {value for value, _, _ in numbers_in(phrase)}
+    if not wanted or not reports:
+        return reports
+    texts = store.get_memories([row.id for row in reports])
+    return [row for row in reports if row.id in texts
+            and wanted <= {value for value, _, _ in numbers_in(texts[row.id].content)}]
 
 
 def ordered_anchor(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
@@ -465,29 +531,57 @@ def ordered_anchor(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     return True
 
 
-# How a report of arriving somewhere reads, the place's name right after it ("Flew to Lisbon").
-ARRIVAL_PHRASES = ("flew to", "arrived in", "arrived at", "landed in", "got to", "went to",
-                   "drove to", "travelled to", "traveled to", "took the train to",
-                   "took a train to", "headed to", "back in")
 
 
 def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
                  settings: RetrievalSettings, conversation_id: int | None) -> bool:
-    """"while I was in Lisbon": the latest report of arriving there (``ARRIVAL_PHRASES``)
-    at or before the reference time; "my first trip to Lisbon": the earliest. False when no
-    report tells of arriving there, and the question then reads no time: a journal names a
-    place for other reasons too ("Booked the flights for Lisbon", "Still dreaming of the food
-    in Lisbon" a month after), the name alone fits them all alike, and a stay grounded on one
-    of those put home days first (measured: results/stays.txt)."""
+    """"while I was in Lisbon", "before my trip to Oslo": the first report of the latest run
+    of days *in* the place at or before the reference time ("my first trip to Lisbon": of the
+    earliest run). False when no report is in the place, and the question then reads no time.
+
+    A trip is read from the bank's own reports and their dates, not from how an arrival is
+    worded: the reports naming the place (``_in_the_place``: not "Booked the flights for
+    Lisbon", "asked all about Oslo", "Still dreaming of the food from Lisbon") grouped into
+    runs of days at most ``STAY_GAP_DAYS`` apart. A run of two days or more is a trip before
+    one lone day naming the place (a plan, an afterthought), which counts only where no run
+    does."""
     found = _question_occurrences(store, frame, settings, conversation_id)(
-        fts_query=" OR ".join(_quoted(f"{verb} {anchor.phrase}") for verb in ARRIVAL_PHRASES),
-        happened_from=_EARLIEST_TIME, happened_until=frame.reference_time + 1,
-        newest_first=anchor.order != EARLIEST, limit=1)
-    if not found:
+        fts_query=_quoted(anchor.phrase), happened_from=_EARLIEST_TIME,
+        happened_until=frame.reference_time + 1, newest_first=False, limit=-1)
+    texts = store.get_memories([memory_id for memory_id, _ in found])
+    there = [(memory_id, when) for memory_id, when in found
+             if memory_id in texts and _in_the_place(texts[memory_id].content, anchor.phrase)]
+    tz = _zone_of(store)
+    runs: list[list[tuple[int, int]]] = []
+    for memory_id, when in there:
+        day = datetime.fromtimestamp(when, tz).date()
+        if runs and (day - datetime.fromtimestamp(runs[-1][-1][1], tz).date()).days \
+                <= STAY_GAP_DAYS:
+            runs[-1].append((memory_id, when))
+        else:
+            runs.append([(memory_id, when)])
+    if not runs:
         return False
-    (anchor.memory_id, anchor.time), = found
+    days = {id(run): len({datetime.fromtimestamp(w, tz).date() for _, w in run}) for run in runs}
+    trips = [run for run in runs if days[id(run)] >= 2] or runs
+    run = trips[0] if anchor.order == EARLIEST else trips[-1]
+    (anchor.memory_id, anchor.time) = run[0]
     anchor.confident, anchor.candidates = True, {}
     return True
+
+
+# What a report naming a place says of it when the writer is not there: the trip is for it
+# ("Booked the flights for Lisbon"), about it ("asked all about Oslo"), or over ("photos from
+# Whitby"; the way home from it ends a stay: ``stay_span``).
+_AWAY_FROM_IT = ("for", "about", "from")
+
+
+def _in_the_place(text: str, place: str) -> bool:
+    """Whether a report naming ``place`` tells of being there: not only "for", "about" or
+    "from" it."""
+    mentions = list(re.finditer(rf"(?<!\w){re.escape(place)}(?!\w)", text, re.IGNORECASE))
+    away = re.compile(rf"\b(?:{'|'.join(_AWAY_FROM_IT)})\s+(?:the\s+)?$", re.IGNORECASE)
+    return any(not away.search(text[:m.start()]) for m in mentions)
 
 
 STAY_GAP_DAYS = 7  # reports naming the place at most this many days apart are one stay
@@ -571,7 +665,9 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
     else:
         frame.time_range = relation_range(anchor.relation, anchor.time, tz,
                                           timeline=store.timeline(None),
-                                          reference_time=frame.reference_time)
+                                          reference_time=frame.reference_time,
+                                          last_moment=anchor.last_time if anchor.trip
+                                          else None)
     frame.widened_range = frame.time_range.widened(frame.buffer_days)
     frame.guard = "filter"
     frame.guard_reason = (f"event {anchor.text!r} grounded: {_grounded(anchor, tz)}"
@@ -631,27 +727,117 @@ def _quoted(term: str) -> str:
 
 
 def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
-                 conversation_id: int | None, trace: Trace) -> list[RankedRow]:
-    """"When did I last / first ...": the reports holding the need's rarest word (the first
-    rarest word some report holds), by when they happened, latest at or before the
-    reference time first (or earliest first), inside the frame's raw range when it has one;
-    when the question names people, only reports said by or naming one of them.
-    """
+                 conversation_id: int | None, trace: Trace,
+                 query: Query | None = None,
+                 embedder: Embedder | None = None) -> list[RankedRow]:
+    """"When did I last / first ...": the reports of what is asked, by when they happened,
+    latest at or before the reference time first (or earliest first), inside the frame's
+    range when it has one (``_occurrence_window``: "the last film I saw before the trip");
+    when the question names people who speak, only reports said by or naming one of them.
+
+    What is asked is read in turn: a name the need holds ("Fox Valley", "Night Harbor",
+    "Lena": ``_names_asked_about``), found as a phrase (a person's reports include what
+    others did with them: "Lena came round for dinner"); else, with a dense ``query``, the
+    kind the question asks about (``kinds``: the reports the walk from the question reaches
+    at least ``KIND_BAR``), then the range's other reports by kind score; else (no vectors)
+    the need's rarest word some report holds."""
     latest = frame.order != EARLIEST
     start, end = _occurrence_window(frame)
     speakers = _speakers(store, frame, conversation_id)
-    for term in _order_terms(store, frame, conversation_id):
-        found = store.occurrences(
-            fts_query=_quoted(term), happened_from=start, happened_until=end,
-            newest_first=latest, limit=settings.k, assistant=ASSISTANT,
-            conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
-            written_by=frame.as_of, persons=speakers)
+
+    def reports(fts: str | None, acts: Sequence[str] = (REPORT,), limit: int = -1
+                ) -> list[tuple[int, int]]:
+        return store.occurrences(
+            fts_query=fts, happened_from=start, happened_until=end, newest_first=latest,
+            limit=limit, assistant=ASSISTANT, conversation_id=conversation_id,
+            exclude_turns=settings.exclude_turns, written_by=frame.as_of, persons=speakers,
+            acts=acts)
+
+    order = "latest" if latest else "earliest"
+    dense = (settings.kind_walk and query is not None and query.vector is not None
+             and store.has_vectors())
+    kind = question_kind(store, query, frame, settings, conversation_id) \
+        if dense and query is not None else {}
+
+    def of_the_kind_first(found: list[tuple[int, int]], named: str) -> list[tuple[int, int]]:
+        """The reports naming ``named`` that do what the question asks first: read by the
+        walk from the question without the name, which every one of them holds ("When did
+        I last walk Fox Valley?" is about walking, not about "Bought a map of Fox
+        Valley")."""
+        doing = _doing_kind(store, embedder, frame, settings, conversation_id, named) \
+            if dense else {}
+        if not doing:
+            return found
+        return sorted(found, key=lambda pair: doing.get(pair[0], -1e9) < KIND_BAR)
+
+    for name in _names_asked_about(store, frame, conversation_id):
+        if store.names_a_person(name):
+            # What was done with a person reads like what was heard of them ("Lena came
+            # round for dinner", "Lena called"); the walk from the question, all of whose
+            # closest memories name her, tells them apart no better than time does.
+            found = reports(_quoted(name), (REPORT, OTHER), settings.k)
+            if found:
+                trace.notes.append(f"order: the reports naming {name!r}, {order} first")
+                return _rows(found)
+            continue
+        found = reports(_quoted(name))
         if found:
-            trace.notes.append(f"order: the reports of {term!r}, "
-                               f"{'latest' if latest else 'earliest'} first")
-            return _rows(found)
+            trace.notes.append(f"order: the reports of {name!r}, those doing what is asked "
+                               f"{order} first")
+            return _rows(of_the_kind_first(found, name)[:settings.k])
+    thing_terms = [t for t in occurrence_terms(store, frame)
+                   if frame.thing is not None and t in content_words(frame.thing)]
+    for term in thing_terms if dense and kind else occurrence_terms(store, frame):
+        found = reports(_quoted(term))
+        if found:
+            trace.notes.append(f"order: the reports of {term!r}, those doing what is asked "
+                               f"{order} first")
+            return _rows(of_the_kind_first(found, frame.thing or term)[:settings.k])
+    if dense and kind:
+        found = reports(None)
+        of_kind = [(i, when) for i, when in found if kind.get(i, -1e9) >= KIND_BAR]
+        rest = sorted((pair for pair in found if kind.get(pair[0], -1e9) < KIND_BAR),
+                      key=lambda pair: -kind.get(pair[0], -1e9))
+        trace.notes.append(f"order: {len(of_kind)} reports of the kind asked about (read from "
+                           f"the bank's words), {order} first")
+        return _rows([*of_kind, *rest][:settings.k])
     trace.notes.append("order: no report holds the question's words; relevance order")
     return []
+
+
+def _doing_kind(store: Store, embedder: Embedder | None, frame: RecallFrame,
+                settings: RetrievalSettings, conversation_id: int | None,
+                named: str) -> dict[int, float]:
+    """The kind score of each memory (``question_kind``) for the question's need without the
+    words of ``named`` (the thing every candidate names); {} when nothing else is asked."""
+    if embedder is None:
+        return {}
+    rest = re.sub(rf"(?i)\b{re.escape(named)}\b", " ", frame.need)
+    if not content_words(rest):
+        return {}
+    vector = question_vector(store, embedder, rest, settings, conversation_id)
+    if settings.centre_query:
+        vector = centred_query(vector, store.mean_vector())
+    return question_kind(store, Query(vector=vector, fts=None), frame, settings,
+                         conversation_id)
+
+
+def question_kind(store: Store, query: Query, frame: RecallFrame, settings: RetrievalSettings,
+                  conversation_id: int | None) -> dict[int, float]:
+    """Each memory's kind score for the question (``kinds``): the walk over the bank's words
+    from the memories closest to the (dense) query (``kinds.seed_count``), each weighed by
+    its cosine; {} for a bank smaller than ``kinds.MIN_MEMORIES``."""
+    if query.vector is None:
+        return {}
+    graph = term_graph(store)
+    if len(graph.ids) < MIN_MEMORIES:
+        return {}
+    seeds = seed_count(len(graph.ids))
+    pool = replace(settings, depth=max(settings.depth, seeds))
+    rows = content_list(store, Query(vector=query.vector, fts=None), pool, conversation_id,
+                        frame.as_of, limit=seeds)
+    closeness = _closeness(store, query.vector, [row.id for row in rows])
+    return graph.walk({i: max(c, 0.0) for i, c in closeness.items()})
 
 
 def _order_terms(store: Store, frame: RecallFrame, conversation_id: int | None
@@ -794,6 +980,11 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
         if closeness else sorted(matched, key=lambda i: (matched[i], i))
     trace.notes.append(f"count: {len(ordered)} memories match ({how_text})")
     closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
+    if ranged and settings.kind_walk and query.vector is not None:
+        # Beside the count, the range's other reports by how much they are of the kind asked
+        # about as the bank's words tell it (``kinds``): what the count missed comes next.
+        kind = question_kind(store, query, frame, settings, conversation_id)
+        closest = sorted(in_range, key=lambda i: -kind.get(i, -1e9))[:settings.k]
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
 

@@ -57,9 +57,12 @@ def fts_match_query(text: str, extra_terms: list[str] | None = None) -> str | No
     """A safe FTS5 MATCH expression: an OR of double-quoted tokens, never raw user text.
 
     Quoting every token turns FTS5 syntax (``"``, ``*``, ``NEAR``, ``-``, ``:``, ``AND``) into
-    plain strings. A question made only of stopwords falls back to its stopwords; a question
+    plain strings. A number is also searched in its other forms (``numbers.number_forms``).
+    A question made only of stopwords falls back to its stopwords; a question
     with no word at all gives None (no lexical list).
     """
+    from .numbers import number_forms
+
     terms = content_words(text)
     for extra in extra_terms or []:
         terms.extend(t for t in content_words(extra) if t not in terms)
@@ -67,7 +70,10 @@ def fts_match_query(text: str, extra_terms: list[str] | None = None) -> str | No
         terms = list(dict.fromkeys(words(text)))
     if not terms:
         return None
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms[:MAX_QUERY_TOKENS])
+    # "seventieth" finds "70th" too, and "40th" "fortieth" (as phrases: "forty first").
+    terms.extend(" ".join(words(form)) for form in number_forms(text))
+    return " OR ".join('"' + t.replace('"', '""') + '"'
+                       for t in dict.fromkeys(terms[:MAX_QUERY_TOKENS]))
 
 
 def named_persons(text: str, names: Iterable[str]) -> list[str]:

@@ -184,6 +184,9 @@ class MemoryRecord:
     source_turns: list[str] = field(default_factory=list)  # external ids (e.g. "D3:7")
     source_turn_ids: list[int] = field(default_factory=list)  # store ids of the turns
     id: int | None = None
+    # What it is, read once at ingest (``ingest.acts``): "report" (something done), "plan"
+    # (or a wish), "question", "request" (to the assistant), "answer" (the assistant's).
+    act: str = "report"
 
     @property
     def stored_id(self) -> int:
@@ -235,6 +238,10 @@ class RecallFrame:
     # where it stands in the question).
     # ``as_of``: given by the caller, nothing written after it is returned.
     order: str | None = None
+    # The thing an order or a count asks about when the question names one by its verb's
+    # object ("cook shakshuka", "make a lemon tart", "out on the ridge"): its words; None
+    # for a kind of doing ("the last film I saw", "go hiking"; ``question_kinds.asked_thing``).
+    thing: str | None = None
     counting: bool = False
     anchor: EventAnchor | None = None
     other_end: EventAnchor | TimeCue | None = None
@@ -264,7 +271,11 @@ class EventAnchor:
     order: str | None = None
     memory_id: int | None = None  # the anchor memory found (None: not found)
     time: int | None = None  # its event time, else when it was said
-    last_time: int | None = None  # a stay's last day (``retrieve.stay_span``)
+    last_time: int | None = None  # a stay's or a trip's last day (``retrieve.stay_span``)
+    # A trip named as the event ("before my trip to Oslo", "after the Oslo trip"): ``phrase`` is
+    # the place, found as a stay is (its days there), and the relation counts from its first
+    # day (before) or its last (after).
+    trip: bool = False
     confident: bool = True
     # Not confident: the reports that fused alike at different times {memory id: when it
     # happened}, among which ``memory_id`` was chosen.

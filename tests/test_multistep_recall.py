@@ -378,16 +378,24 @@ def test_the_json_frame_gives_the_stays_first_and_last_report(trips):
         "stay", "2024-08-10T10:00:00+00:00", "2024-08-12T18:00:00+00:00")
 
 
-def test_a_stay_with_no_report_of_arriving_reads_no_time(trips):
-    """Belém is named once, in a meal: no report tells of arriving there, and a stay
-    grounded on any report naming a place can be the wrong one ("Still dreaming of the
-    pastel de nata from Lisbon", weeks later)."""
+def test_a_place_named_once_is_a_stay_from_that_day(trips):
+    """Belém is named once, in a meal: the days in a place are read from the bank's reports
+    naming it, whatever their words (no report need say "arrived"); before 2026-12-06 the
+    question read no time, as no report told of arriving there."""
     with Memory.open(trips) as memory:
         response = memory.search("What did I eat while I was in Belém?", as_of="2024-12-01")
     frame = response.trace.frame
-    assert (frame.anchor.relation, frame.guard, frame.time_range) == ("stay", "no_filter", None)
-    assert "no report of arriving in 'Belém'" in frame.guard_reason and "Belém" in frame.need
+    assert (frame.anchor.relation, frame.guard) == ("stay", "filter")
+    assert frame.time_range.start == _ts("2023-05-06")
     assert "Belém" in _contents(response)[0]
+
+
+def test_a_stay_nowhere_named_reads_no_time(trips):
+    with Memory.open(trips) as memory:
+        response = memory.search("What did I eat while I was in Sintra?", as_of="2024-12-01")
+    frame = response.trace.frame
+    assert (frame.anchor.relation, frame.guard, frame.time_range) == ("stay", "no_filter", None)
+    assert "no report in 'Sintra'" in frame.guard_reason and "Sintra" in frame.need
 
 
 def test_a_stay_without_a_return_home_ends_at_its_last_report_naming_the_place(trips):
@@ -968,7 +976,8 @@ def test_the_last_time_is_found_by_the_name_the_question_holds(visits):
     response = visits.search("When did I last start reading The Silent Engine?",
                              as_of="2026-04-01")
     assert _contents(response)[0].endswith("Began The Silent Engine again on the train.")
-    assert "order: the reports of 'Silent Engine', latest first" in response.trace.notes
+    assert ("order: the reports of 'Silent Engine', those doing what is asked latest "
+            "first") in response.trace.notes
 
 
 def test_a_count_of_a_named_thing_counts_the_reports_naming_it(visits):

@@ -12,6 +12,7 @@ import pytest
 from ramem_local.recall.frame import build_frame
 from ramem_local.recall.question_kinds import (
     anchor_order,
+    asked_thing,
     asks_how_many,
     asks_whom,
     between_range,
@@ -162,7 +163,7 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
         ("What did I eat after the job interview at Brightwell?",
          "the job interview at Brightwell", "after"),
         ("Where did I live before the move?", "the move", "before"),
-        ("What did I read until my trip to Porto?", "my trip to Porto", "until"),
+        ("What did I read until my trip to Porto?", "Porto", "until"),  # a trip: its days
         ("Which films have I watched ever since Lena's wedding?", "Lena's wedding", "since"),
         ("What did I do a month before the wedding?", "the wedding", "month_before"),
         ("What did I do in the week after I broke my wrist?", "I broke my wrist",
@@ -580,3 +581,145 @@ def test_an_occasion_is_found_with_its_owner_next_to_it(phrase: str, query: str 
 ])
 def test_who_asks_for_the_person_acted_on(need: str, whom: bool) -> None:
     assert asks_whom(need) is whom
+
+
+@pytest.mark.parametrize(
+    ("question", "order"),
+    [
+        # the order word before what is asked about, closing its clause, or "how long"
+        ("What was the last film I saw before my trip to Oslo?", "latest"),
+        ("What was my last hike before the move?", "latest"),
+        ("What was the first walk I did after the Valencia trip?", "earliest"),
+        ("After the move, which dish did I cook first?", "earliest"),
+        ("Which band did I see live last before the Dubrovnik trip?", "latest"),
+        ("Before Gran's funeral, where had I last been walking?", "latest"),
+        ("How long has it been since I saw Lena?", "latest"),
+        ("How long ago did I fix the gate?", "latest"),
+        ("Leading up to the move, what was the final film I watched?", "latest"),
+        ("What's the latest date I was on Cairn Hill?", "latest"),
+        # must not fire
+        ("What did I do at last?", None),
+        ("What did I read last night?", None),
+        ("When was the final exam?", None),
+        ("What did I do on my first day at Orbis?", None),
+        ("Did we stay for last orders?", None),
+        ("Who came first?", None),
+        ("What did I eat first thing in the morning?", None),
+        ("What happened in the last chapter?", None),
+    ],
+)
+def test_order_in_peoples_words(question: str, order: str | None) -> None:
+    assert detect_order(question) == order
+
+
+@pytest.mark.parametrize(
+    ("question", "place", "relation"),
+    [
+        ("What was the last film I saw before my trip to Oslo?", "Oslo", "before"),
+        ("Which band did I see live last before the Dubrovnik trip?", "Dubrovnik", "before"),
+        ("After going to Oslo, which gig did I go to first?", "Oslo", "after"),
+        ("Which trail did I walk first after the time we went to Seville?", "Seville", "after"),
+        ("What did I do after I got back from Porto?", "Porto", "after"),
+        ("What was the last film I saw before Oslo?", "Oslo", "before"),
+        ("What did I cook in the week before my trip to Oslo?", "Oslo", "week_before"),
+    ],
+)
+def test_a_trip_named_as_the_event_is_found_by_its_days(question: str, place: str,
+                                                        relation: str) -> None:
+    anchor = find_event_anchor(question, [])
+    assert anchor is not None
+    assert (anchor.phrase, anchor.relation, anchor.trip) == (place, relation, True)
+
+
+@pytest.mark.parametrize(
+    ("question", "place"),
+    [
+        ("What did I eat on the Oslo trip?", "Oslo"),
+        ("Who did I meet while I was away in Oslo?", "Oslo"),
+        ("What were we eating when we were in Seville?", "Seville"),
+        ("Which sights did I visit on the Bruges trip?", "Bruges"),
+        ("What did I do during our Crete holiday?", "Crete"),
+    ],
+)
+def test_on_a_trip_is_a_stay(question: str, place: str) -> None:
+    anchor = find_event_anchor(question, [])
+    assert anchor is not None and (anchor.phrase, anchor.relation) == (place, "stay")
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did I eat on the trip of a lifetime?",
+        "Did I take a week off?",
+        "What did I pack for the trip?",
+    ],
+)
+def test_no_trip(question: str) -> None:
+    anchor = find_event_anchor(question, [])
+    assert anchor is None or not anchor.trip
+
+
+@pytest.mark.parametrize(
+    ("question", "relation"),
+    [
+        ("What did I cook in the seven days after the move?", "stretch_after:7"),
+        ("What did I cook in the three days before the move?", "stretch_before:3"),
+        ("What did I cook the 10 days after the move?", "stretch_after:10"),
+        ("What did I cook three days after the move?", "days_after:3"),
+        ("What did I do the fortnight after the move?", "weeks_after:2"),
+        ("What did I read the week following the move?", "week_after"),
+        ("What did I cook in the run-up to the move?", "before"),
+        ("What did I cook once I got back from the hospital?", "after"),
+    ],
+)
+def test_a_span_next_to_an_event(question: str, relation: str) -> None:
+    anchor = find_event_anchor(question, [])
+    assert anchor is not None and anchor.relation == relation
+
+
+def test_a_stretch_is_every_day_of_it_and_a_trip_counts_from_its_ends() -> None:
+    moved = _day("2024-05-10") + 9 * 3600
+    assert relation_range("stretch_after:7", moved, UTC, timeline=None,
+                          reference_time=_day("2024-12-01")) == TimeRange(
+        _day("2024-05-11"), _day("2024-05-18"))
+    trip_first, trip_last = _day("2024-06-03") + 3600, _day("2024-06-07") + 3600
+    before = relation_range("before", trip_first, UTC, timeline=TimeRange(_day("2024-01-01"),
+                            _day("2024-12-01")), reference_time=_day("2024-12-01"),
+                            last_moment=trip_last)
+    assert before == TimeRange(_day("2024-01-01"), _day("2024-06-03"))
+    after = relation_range("after", trip_first, UTC, timeline=None,
+                           reference_time=_day("2024-12-01"), last_moment=trip_last)
+    assert after.start == _day("2024-06-08")
+
+
+@pytest.mark.parametrize(
+    ("need", "thing"),
+    [
+        ("When did I cook shakshuka?", "shakshuka"),
+        ("When did I make a lemon tart?", "lemon tart"),
+        ("When did I fix the kitchen tap?", "kitchen tap"),
+        ("When was the time I was out on the ridge?", "ridge"),
+        # a kind of doing, no thing
+        ("What was the film I saw?", None),
+        ("Which dish did I cook?", None),
+        ("Where did I go walking?", None),
+        ("How often did I repair something?", None),
+        ("When did Lena and I get together?", None),
+        ("Which band did I see live?", None),
+    ],
+)
+def test_the_thing_an_order_asks_about(need: str, thing: str | None) -> None:
+    assert asked_thing(need) == thing
+
+
+@pytest.mark.parametrize(
+    ("question", "counting"),
+    [
+        ("How many walks in the hills did I do since July?", True),
+        ("How many hikes so far this year?", True),
+        ("How many films in March?", True),
+        ("How many eggs go in a cake?", False),
+    ],
+)
+def test_counting_in_peoples_words(question: str, counting: bool) -> None:
+    assert is_counting(question) == counting

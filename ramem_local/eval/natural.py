@@ -38,8 +38,10 @@ window           What did I cook in the seven days after the move? — the    th
 count            How often did I go hiking in March 2024? — every entry     as the cue needs
                  doing the activity in the range; count exact when the
                  response's count equals their number
-people           When did Lena and I last get together? — the latest        a random day
-                 meeting with that friend
+people           When did Lena and I last get together? — the entries of    a random day
+                 the latest day I was with that friend (a meeting, or an
+                 activity that names them as company; not a message,
+                 a call or a remark that names them)
 day_of_event     What did I get up to the day after Mum's seventieth? —     the journal's end
                  every journal entry of that day
 ================ ========================================================== =================
@@ -52,6 +54,7 @@ range's ends (a reading one day off would otherwise decide the score) and when t
 from __future__ import annotations
 
 import random
+import string
 import time as _time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -421,6 +424,8 @@ class NaturalEntry(Entry):
 
     part: str = ""
     trip: int | None = None
+    # The friends I was with (named in the entry's doing or meeting words, not in a remark).
+    with_people: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -488,16 +493,19 @@ def _write_entries(world: World, book: Phrasebook,
         if any(h.what == TRIP and h.part == "arrival" for h in happenings):
             happenings.sort(key=lambda h: (h.part != "arrival", h.part == "departure"))
         for happening, minute in zip(happenings, minutes, strict=True):
-            text = _word(happening, book, rng)
+            text, companions = _word(happening, book, rng)
             written = datetime.combine(day, time(minute // 60, minute % 60))
             entries.append(NaturalEntry(
                 id=f"n{len(entries)}", text=text, written_at=written, event_day=day,
                 kind=happening.what, answer=happening.detail or happening.slots.get("city", ""),
-                late_days=0, part=happening.part or happening.kind, trip=happening.trip))
+                late_days=0, part=happening.part or happening.kind, trip=happening.trip,
+                with_people=companions))
     return entries
 
 
-def _word(happening: Happening, book: Phrasebook, rng: random.Random) -> str:
+def _word(happening: Happening, book: Phrasebook,
+          rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """The entry's text, and the friends it says I was with."""
     slots = dict(happening.slots)
     slots.setdefault("p", rng.choice(FRIENDS))
     slots.setdefault("p2", rng.choice(FRIENDS))
@@ -507,14 +515,25 @@ def _word(happening: Happening, book: Phrasebook, rng: random.Random) -> str:
         text = _fill(template, {**slots, "x": happening.detail})
         if rng.random() < 0.35:
             text = _with_remark(text, rng.choice(book.remarks).format(**slots))
-        return text
+        return text, _companions(template, slots)
+    if happening.what == MEETING:
+        template = rng.choice(book.people.meetings)
+        return _fill(template, slots), _companions(template, slots)
+    return _word_alone(happening, book, rng, slots), ()
+
+
+def _companions(template: str, slots: dict[str, str]) -> tuple[str, ...]:
+    used = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    return tuple(dict.fromkeys(slots[name] for name in ("p", "p2") if name in used))
+
+
+def _word_alone(happening: Happening, book: Phrasebook, rng: random.Random,
+                slots: dict[str, str]) -> str:
     if happening.what == MENTION and happening.kind == "friend":
         return _fill(rng.choice(book.people.mentions), slots)
     if happening.what == MENTION:
         return _fill(rng.choice(book.kinds[happening.kind].mentions),
                      {**slots, "x": happening.detail})
-    if happening.what == MEETING:
-        return _fill(rng.choice(book.people.meetings), slots)
     if happening.what == TRIP:
         field_name = {"plan": "plans", "arrival": "arrival", "meal": "meals",
                       "meeting": "meetings", "sight": "sights", "departure": "departure",
@@ -751,6 +770,8 @@ class _Asker:
             kind = self.rng.choice(KIND_NAMES)
             before = self.rng.random() < 0.5
             done = self.doing[kind]
+            if any(first <= e.event_day <= last for e in done):
+                return False  # done on the event's own day: before or after it, who knows
             if before:
                 found = [e for e in done if e.event_day < first]
                 if not found or (first - found[-1].event_day).days > 120:
@@ -839,7 +860,7 @@ class _Asker:
         self._draw("count", draw)
 
     def people(self) -> None:
-        met = {friend: [e for e in self.entries if e.kind == MEETING and e.answer == friend]
+        met = {friend: [e for e in self.entries if friend in e.with_people]
                for friend in FRIENDS}
 
         def draw() -> bool:
@@ -849,10 +870,11 @@ class _Asker:
                 return False
             as_of = min(self.rng.choice(found[1:]).event_day
                         + timedelta(days=self.rng.randint(0, 25)), self.spec.end)
-            answer = [e for e in found if e.event_day <= as_of][-1]
+            last_day = [e for e in found if e.event_day <= as_of][-1].event_day
+            evidence = [e for e in found if e.event_day == last_day]
             template = self.rng.choice(self.book.people.last_seen)
-            self._add("people", None, _fill(template, {"p": friend}), as_of, answer.event_day,
-                      answer.event_day, [answer])
+            self._add("people", None, _fill(template, {"p": friend}), as_of, last_day,
+                      last_day, evidence)
             return True
 
         self._draw("people", draw)

@@ -33,6 +33,8 @@ class SearchTuning:
     count_by_verbs: bool = RetrievalSettings.count_by_verbs
     range_feedback: bool = RetrievalSettings.range_feedback
     kind_neighbourhood: float = RetrievalSettings.kind_neighbourhood
+    anchor_by_meaning: bool = RetrievalSettings.anchor_by_meaning
+    kind_walk: bool = RetrievalSettings.kind_walk
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -62,6 +64,10 @@ class SearchTuning:
             parts.append("the question alone inside a range (no range feedback)")
         if self.recent_days:
             parts.append(f"'recently' = last {self.recent_days} d first")
+        if not self.anchor_by_meaning:
+            parts.append("event anchors by fused rank")
+        if not self.kind_walk:
+            parts.append("no kind walk (orders by the rarest word)")
         if not self.multi_step:
             parts.append("no multi-step (order, counts, event anchors off)")
         elif not self.count_expansion:
@@ -87,6 +93,7 @@ class SearchTuning:
             multi_step=self.multi_step, count_expansion=self.count_expansion,
             count_by_verbs=self.count_by_verbs, range_feedback=self.range_feedback,
             kind_neighbourhood=self.kind_neighbourhood,
+            anchor_by_meaning=self.anchor_by_meaning, kind_walk=self.kind_walk,
         )
 
     def frame(self, memory: Memory, question: str, *, mode: str,

@@ -56,6 +56,7 @@ from ..recall.calendars import date_order
 from ..recall.time import detect_cues
 from ..text import canonical_person, content_words, normalised_hash, without_speaker, words
 from ..types import DAY, MemoryRecord, TimeCue, TimeRange, Turn
+from .acts import ANSWER, ASSISTANT_SPEAKER, read_act
 from .chats import ME
 from .extract import EXAMPLE_ENTRIES, clean_field, read_entry, shown_text
 
@@ -219,12 +220,16 @@ def turn_memory(
     event_times: bool = True,
     known: Collection[str] = (),
     names: NamesRead | None = None,
+    to_assistant: bool | None = None,
 ) -> MemoryRecord:
     """The no-LLM memory of ``turn``. Its persons: ``names.mentioned_persons``, a name at a
     sentence start counting when ``known`` (the people the conversation names) holds it;
-    ``names``: what ``names.read_names`` read in the turn already."""
+    ``names``: what ``names.read_names`` read in the turn already; ``to_assistant``: whether
+    an assistant speaks in the conversation (default: whether it is among ``participants``)."""
     event = (ground_event_time(turn.text, turn.timestamp, tz, country=country)
              if event_times else None)
+    if to_assistant is None:
+        to_assistant = any(p.casefold() == ASSISTANT_SPEAKER for p in participants)
     return MemoryRecord(
         content=turn_content(turn),
         kind="turn",
@@ -235,6 +240,7 @@ def turn_memory(
         event_start=event.start if event else None,
         event_end=event.end if event else None,
         source_turns=[turn.external_id] if turn.external_id else [],
+        act=read_act(turn.text, turn.speaker, to_assistant=to_assistant),
     )
 
 
@@ -307,7 +313,16 @@ def anchor_entry(
         event_end=event.end if event else None,
         source_turns=[t.external_id for t in cited if t.external_id],
         source_turn_ids=[t.id for t in cited if t.id is not None],
+        act=entry_act(read.content, cited),
     )
+
+
+def entry_act(content: str, cited: Sequence[Turn]) -> str:
+    """An extracted memory's act (``acts.read_act``): what its content says, restated; the
+    assistant's when every turn it cites is the assistant's."""
+    if cited and all(t.speaker.casefold() == ASSISTANT_SPEAKER for t in cited):
+        return ANSWER
+    return read_act(content, "", to_assistant=False)
 
 
 COPY_SHARE = 0.9  # of an entry's words found in one turn, which it mostly repeats: a copy

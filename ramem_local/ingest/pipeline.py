@@ -19,6 +19,7 @@ from ..protocols import Embedder
 from ..store import Store
 from ..timebounds import BOUNDS_TEXT, in_bounds
 from ..types import ConversationOutline, ParsedConversation, Turn
+from .acts import ASSISTANT_SPEAKER
 from .anchor import turn_memory
 from .reports import IngestReport
 
@@ -206,10 +207,15 @@ def write_turn_batch(
         return
     reads = [read_names(turn.text, participants) for turn in fresh]
     named_before, known = names_known(store, conversation_id, reads, participants)
+    # Whether an assistant speaks here, now or in what was stored before (``ramem add``
+    # stores one turn at a time): its users' commands are requests (``ingest.acts``).
+    to_assistant = any(name.casefold() == ASSISTANT_SPEAKER
+                       for name in [*participants, *store.participants(conversation_id),
+                                    *(turn.speaker for turn in fresh)])
     records = [
         turn_memory(turn, conversation_name, session_spans[turn.session_ordinal], participants,
                     tz=tz, country=country, event_times=event_times, known=known,
-                    names=read)
+                    names=read, to_assistant=to_assistant)
         for turn, read in zip(fresh, reads, strict=True)
     ]
     vectors = embedder.embed_documents([r.content for r in records]) if embedder else None

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, tzinfo
 from ..text import content_words, named_persons
 from ..types import EventAnchor, RecallFrame, SearchDefaults, TimeCue, TimeRange
 from .question_kinds import (
+    asked_thing,
     asks_how_many,
     detect_order,
     find_event_anchor,
@@ -50,7 +51,7 @@ WHAT_HAPPENED_WORDS = frozenset(
 # near the bakery" than to "Tried a new recipe" with MiniLM, "What did I cook?" does not.
 _CUE_PREPOSITION = re.compile(
     r"(?:\b(?:as\s+of|in|on|at|during|from|since|until|till|by|around|over|for|of|"
-    r"throughout|within|about|before|after)\s*)+$",
+    r"throughout|within|about|before|after|so\s+far)\s*)+$",
     re.IGNORECASE,
 )
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([?.!,;:])")
@@ -203,12 +204,15 @@ def _since_range(cues: list[TimeCue], frame: RecallFrame) -> bool:
 
 def _without_order_and_count(need: str, frame: RecallFrame) -> str:
     """The need less its order and counting words: "last" and "how many times" are the
-    question's form, not its content."""
+    question's form, not its content. The thing it asks about is read from what is left."""
     if frame.order is not None:
         need = without_order_words(need)
     if frame.counting:
         need = without_counting_words(need)
-    return need or frame.question
+    need = need or frame.question
+    if frame.order is not None or frame.counting:
+        frame.thing = asked_thing(need)
+    return need
 
 
 def need_with_the_event(frame: RecallFrame) -> str:

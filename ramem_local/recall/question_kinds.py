@@ -48,18 +48,20 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, time, timedelta, tzinfo
 
-from ..text import content_words
+from ..text import STOPWORDS, content_words
 from ..types import EventAnchor, RecallFrame, TimeCue, TimeRange
 from .time.calendar_math import period_holding, weekend_next_to
 from .time.vocabulary import NEAR, NEAR_UNIT, STRETCH
 from .when import range_end_cue
 
 _FLAGS = re.IGNORECASE
+DAY_SECONDS = 86_400
 
 LATEST, EARLIEST = "latest", "earliest"
 
 # A subject after an auxiliary: "did I last", "was Caroline last", "have we first".
-_SUBJECT = r"(?:i|we|you|he|she|they|[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)?)"
+_SUBJECT = (r"(?:i|we|you|he|she|they|(?-i:[A-Z])[\w'-]+(?:\s+and\s+(?:i|me))?"
+            r"(?:\s+(?-i:[A-Z])[\w'-]+)?)")
 _AUXILIARY = r"(?:did|do|does|have|has|had|was|were|is|are)"
 # Words after "last" / "first" that make it a time cue or another phrase, not an order.
 _NOT_ORDER_AFTER = (
@@ -68,6 +70,26 @@ _NOT_ORDER_AFTER = (
     r"january|february|march|april|may|june|july|august|september|october|november|"
     r"december|aid|class|name|of|few|couple|one|two|three)\b)"
 )
+
+# After "the last" / "my first": a thing asked about (not a time: "the last week", nor an
+# occasion's own day: "my first day at Brightwell"), then a clause about it or an event ("the
+# last film I saw", "my first hike after the move", "the last thing we cooked before ...").
+_ORDERED_THING = (
+    _NOT_ORDER_AFTER + r"(?!\s+(?:chapter|page|episode|orders?|thing\s+in|minute|moment|"
+    r"straw|word|resort|laugh|time)\b)"
+    # "my first day at Brightwell" is an occasion; "the last day I saw Lena" an order
+    r"(?!\s+(?:day|days|date)\b(?!\s+(?:that\s+|when\s+)?(?:i|we)\b))"
+    r"\s+(?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*"
+    r"(?=\s+(?:(?:that|which|who)\s+)?(?:i|we|you|he|she|they|[A-Z][\w'-]+)\s+\w|"
+    r"\s+(?:before|after|since|following|prior\s+to)\b|\s*[?.!]*\s*$)")
+_ORDERED_THING_IN_A_CLAUSE = _ORDERED_THING.replace(r"|\s*[?.!]*\s*$)", ")")
+# The end of a clause after a closing order word: "... first?", "... last before the trip".
+_CLAUSE_CLOSES = (r"(?=\s*(?:[,;?.!]|$)|\s+(?:before|after|since|following|once|prior\s+to|"
+                  r"of\s+all)\b)")
+# "How long has it been since I saw Lena?", "How long since we last met?": asks for the latest
+# time, not for what came after (no open range "since I saw Lena").
+_HOW_LONG_SINCE = (r"\bhow\s+long\s+(?:has\s+it\s+been|had\s+it\s+been|is\s+it|was\s+it|"
+                   r"it\s+has\s+been|it's\s+been|it\s+is)?\s*since\b")
 
 ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (LATEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+last\b{_NOT_ORDER_AFTER}", _FLAGS)),
@@ -80,13 +102,31 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                           _FLAGS)),
     (EARLIEST, re.compile(r"\bfor\s+the\s+(?:very\s+)?first\s+time\b", _FLAGS)),
     (EARLIEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+earliest\b", _FLAGS)),
+    # "the last film I saw", "my first hike after the move", "the very first meal we made":
+    # the order word before what is asked about, when a clause or an event follows it.
+    (LATEST, re.compile(rf"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|latest|"
+                        rf"most\s+recent|previous){_ORDERED_THING}", _FLAGS)),
+    # "the final film I watched before the move" (not "the final exam", a thing's name)
+    (LATEST, re.compile(rf"\b(?:the|my|our)\s+final{_ORDERED_THING_IN_A_CLAUSE}", _FLAGS)),
+    (EARLIEST, re.compile(rf"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:first|"
+                          rf"earliest){_ORDERED_THING}", _FLAGS)),
+    # "Which dish did I cook first?", "Which band did I see live last before the trip?": the
+    # order word closing the clause of "did I ...".
+    (LATEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+(?!last\b)[^,;?!.]*?\b"
+                        rf"(?<!\bat\s)last{_CLAUSE_CLOSES}", _FLAGS)),
+    (EARLIEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+(?!first\b)[^,;?!.]*?\b"
+                          rf"(?<!\bat\s)first{_CLAUSE_CLOSES}", _FLAGS)),
+    # "How long ago did I ...", "How long has it been since I saw Lena?": the latest time.
+    (LATEST, re.compile(r"\bhow\s+long\s+ago\b", _FLAGS)),
+    (LATEST, re.compile(rf"{_HOW_LONG_SINCE}", _FLAGS)),
 )
 
 # The order words themselves, cut from the need (only inside a span that fired) so that
 # "last" does not match "the last chapter" in a memory.
 _ORDER_WORDS = re.compile(
     r"\b(?:for\s+)?(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|first|most\s+recent)"
-    r"\s+time\b|\bmost\s+recently\b|\b(?:latest|earliest|most\s+recent|last|first)\b",
+    r"\s+time\b|\bmost\s+recently\b|\bhow\s+long\s+ago\b|" + _HOW_LONG_SINCE + r"|"
+    r"\b(?:very\s+)?(?:latest|earliest|most\s+recent|previous|final|last|first)\b",
     _FLAGS,
 )
 
@@ -181,6 +221,54 @@ def question_verbs(question: str) -> set[str]:
     return {m.group("verb").lower() for m in _VERB_AFTER_SUBJECT.finditer(question)}
 
 
+# What may stand between a verb and its object: "make a lemon tart", "fix the kitchen tap".
+_OBJECT_OPENERS = frozenset("a an the my our some this that".split())
+# Objects that name no thing: "repair something", "make anything".
+_NO_THING = frozenset("""
+    something anything everything nothing thing things stuff one ones it them
+    together up out back home away again round around along about over off in on
+""".split())
+# A place the doing was at names the thing too: "out on the ridge", "up at the old quarry".
+_AT_A_PLACE = re.compile(r"\b(?:on|at|along|across|over|around|through|up|to)\s+the\s+"
+                         r"(?P<thing>[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*)?)", _FLAGS)
+_OBJECT_WORD = re.compile(r"[A-Za-z][\w'’-]*")
+
+
+def asked_thing(need: str) -> str | None:
+    """The thing a question asks about, when its verb takes one: the words after the verb
+    up to a function word ("When did I last cook shakshuka?" → "shakshuka", "When did I
+    first make a lemon tart?" → "lemon tart", "When did I last fix the kitchen tap?" →
+    "kitchen tap"); None when the verb takes none ("What was the last film I saw?", "Which
+    dish did I cook first?"), takes a gerund ("go hiking": a kind of doing) or a word that
+    names nothing ("repair something")."""
+    for match in _VERB_AFTER_SUBJECT.finditer(need):
+        rest = _OBJECT_WORD.findall(need[match.end():])
+        while rest and rest[0].lower() in _OBJECT_OPENERS:
+            rest = rest[1:]
+        thing: list[str] = []
+        for word in rest:
+            lower = word.lower()
+            if lower in STOPWORDS or lower in _NO_THING:
+                break
+            thing.append(word)
+        if thing and not thing[-1].lower().endswith("ing") and _names_a_thing(thing[-1]):
+            return " ".join(thing)
+    at_place = _AT_A_PLACE.search(need)
+    if at_place is not None:
+        words = [w for w in at_place.group("thing").split() if w.lower() not in STOPWORDS]
+        return " ".join(words) or None
+    return None
+
+
+def _names_a_thing(word: str) -> bool:
+    """Whether a word can name a thing: a noun, or a word the lexicon does not know (a name,
+    "shakshuka"); not "live" in "see the band live"."""
+    from ..ingest.acts import word_readings
+
+    readings = word_readings(word.lower())
+    return not readings or "NOUN" in readings or "PROPN" in readings
+
+
 # Verbs that say little of what happened ("Who have I gone to see?", "What did I do?"): never
 # the word an occurrence is matched by when it is the question's verb ("gone"). An infinitive
 # after it ("see") is read as the need's word: "Who have I gone to see since May?" counts the
@@ -226,8 +314,11 @@ _PLURAL = _NOT_PLURAL + r"[a-z]+(?:[^siu\W]s|ies|ves|men|people|children)"
 _COUNT_COMMAND = r"^\W*(?:count\s+(?:my|the|all|every|our)\b|(?:the\s+)?number\s+of\b)"
 HOW_MANY_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\bhow\s+many\s+times\b|\bhow\s+often\b", _FLAGS),
-    re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?(?:did|have|has|had)\s+"
-               rf"{_SUBJECT}\b", _FLAGS),
+    re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_PLURAL}\s+(?:[\w'-]+\s+){{0,4}}?"
+               rf"(?:did|have|has|had)\s+{_SUBJECT}\b", _FLAGS),
+    # "How many hikes so far this year?", "How many films in March?": no verb, a time
+    re.compile(rf"\bhow\s+many\s+(?:\w+\s+)?{_PLURAL}(?=\s+(?:so\s+far|this|last|in|since|"
+               rf"over|during|between|before|after|from)\b)", _FLAGS),
     re.compile(rf"{_COUNT_COMMAND}\s+(?:\w+\s+)?{_PLURAL}\b", _FLAGS),
 )
 COUNTING_PATTERNS: tuple[re.Pattern[str], ...] = (
@@ -273,7 +364,7 @@ def without_counting_words(question: str) -> str:
 _NUMBER = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2, "few": 3}
 _COUNT = r"(?P<n>\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten|a\s+couple\s+of|a\s+few)"
-_UNIT = r"(?P<unit>days?|weeks?|weekend|months?|morning|evening|night)"
+_UNIT = r"(?P<unit>days?|weeks?|fortnights?|weekend|months?|morning|evening|night)"
 # What may open an anchor clause: a person or pronoun, a possessive, an article, a name.
 _CLAUSE_START = (r"(?P<phrase>(?:i|we|you|he|she|they|my|our|your|his|her|their|the|that|"
                  r"[A-Z][\w'-]*)\b[^,;?!.]*)")
@@ -288,13 +379,17 @@ OPEN_RELATIONS = frozenset({"since", "after", "before", "until"})
 
 # A preposition and an article before the unit belong to the relation ("in the week after the
 # move", "a month before the wedding"): left in the need they would be searched for.
+# "the seven days after X", "in the three days before X": every day of the span; "three
+# days after X": that day.
 RELATIVE_ANCHOR = re.compile(
-    rf"\b(?:(?:in|during|on|over|within)\s+)?(?:(?:the|a|an)\s+)?(?:{_COUNT}\s+)?{_UNIT}\s+"
-    rf"(?P<dir>before|after)\s+{_CLAUSE_START}", _FLAGS)
+    rf"\b(?:(?P<within>in|during|on|over|within)\s+)?(?:(?P<article>the|a|an)\s+)?"
+    rf"(?:(?:first|next|following)\s+)?(?:{_COUNT}\s+)?{_UNIT}\s+"
+    rf"(?P<dir>before|after|following|leading\s+up\s+to)\s+{_CLAUSE_START}", _FLAGS)
 # "right after", "just before", "shortly after": a few days next to the event, not all time.
 OPEN_ANCHOR = re.compile(
     rf"\b(?:(?P<near>{NEAR})\s+)?(?P<dir>ever\s+since|since|after|before|until|till|up\s+to|"
-    rf"up\s+until|prior\s+to)\s+{_CLAUSE_START}", _FLAGS)
+    rf"up\s+until|prior\s+to|once|following|ahead\s+of|leading\s+up\s+to|"
+    rf"in\s+the\s+(?:run|lead)[\s-]+up\s+to)\s+{_CLAUSE_START}", _FLAGS)
 
 # The event's own day, week, month or year: "the day I moved", "the week I started at
 # Brightwell", "the morning of the exam", "the year we met". The unit is the relation's. The
@@ -327,16 +422,25 @@ _OCCASION_OWNER = re.compile(
 # (``retrieve.stay_span``).
 _PLACE = (r"(?P<phrase>(?-i:[A-Z])[\w'’-]*(?:\s+(?:(?:of|de|la|le|del|am|upon)\s+)?"
           r"(?-i:[A-Z])[\w'’-]*){0,3})")
+# The same place in a second alternative of one pattern (a group name is used once).
+_PLACE2 = _PLACE.replace("(?P<phrase>", "(?P<phrase2>")
 # Which stay, when several: "the last time I was in Lisbon", "on my first trip to Porto".
 _STAY_ORDER = r"first|last|latest|most\s+recent|previous"
+_TRIP_NOUN = (r"(?:trip|stay|visit|holiday|holidays|vacation|travels|getaway|break|journey|"
+              r"adventure)")
 STAY_ANCHOR = re.compile(
     rf"\b(?P<stay>(?:while|whilst|when|the\s+(?P<stay_order>{_STAY_ORDER})\s+time)\s+"
     r"(?:i|we)\s+(?:was|were)\s+(?:(?:staying|living|travell?ing|working|studying|away|"
-    r"on\s+(?:holiday|vacation))\s+)?(?:in|at)"
-    r"|(?:while|whilst)\s+(?:visiting|staying\s+(?:in|at)|in)"
-    rf"|(?:during|on|over|for)\s+(?:my|our)\s+(?:(?P<trip_order>{_STAY_ORDER})\s+|\w+\s+)?"
-    r"(?:trip|stay|visit|holiday|holidays|vacation|travels|time|week|weekend|days)\s+"
-    rf"(?:to|in|at))\s+(?:the\s+)?{_PLACE}", _FLAGS)
+    r"abroad|on\s+(?:holiday|vacation))\s+)?(?:in|at)"
+    r"|(?:while|whilst)\s+(?:visiting|staying\s+(?:in|at)|in|away\s+in|travell?ing\s+in)"
+    r"|(?:when|while|whilst|the\s+time)\s+(?:i|we)\s+(?:went|travell?ed|flew)\s+(?:away\s+)?to"
+    rf"|(?:during|on|over|for|in)\s+(?:my|our|the|that)\s+"
+    rf"(?:(?P<trip_order>{_STAY_ORDER})\s+|\w+\s+)?"
+    rf"(?:{_TRIP_NOUN}|time|week|weekend|days)\s+(?:to|in|at))\s+(?:the\s+)?{_PLACE}"
+    # "on the Oslo trip", "during our Seville holiday", "on my last Porto trip"
+    rf"|\b(?P<stay_named>(?:during|on|over|for|in)\s+(?:my|our|the|that)\s+"
+    rf"(?:(?P<named_order>{_STAY_ORDER})\s+)?){_PLACE2}\s+{_TRIP_NOUN}\b",
+    _FLAGS)
 # "What did I eat in Lisbon?": a place at the end of a question with no time of its own is
 # where a stay was, when the bank tells of arriving there (``retrieve.stay_arrival``; when it
 # does not, the place is searched as words, as before). Not in a question asking when ("When
@@ -350,6 +454,36 @@ _A_TIME_NOT_AN_EVENT = re.compile(
 _SAME_UNIT = {"day": "day", "night": "day", "morning": "day", "afternoon": "day",
               "evening": "day", "weekend": "weekend", "week": "week", "month": "month",
               "year": "year"}
+
+
+_TRIP_ORDER = rf"(?:(?:{_STAY_ORDER})\s+)?"
+# An event phrase that names a trip: "my trip to Oslo", "the Oslo trip", "going to Oslo", "the
+# time we went to Seville", "I got back from Porto", "our holiday in Crete".
+TRIP_PHRASES: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"^(?:(?:my|our|the|that|this)\s+)?{_TRIP_ORDER}(?:\w+\s+)?{_TRIP_NOUN}\s+"
+               rf"(?:to|in|at)\s+(?:the\s+)?{_PLACE}\s*$", _FLAGS),
+    re.compile(rf"^(?:(?:my|our|the|that|this)\s+)?{_TRIP_ORDER}{_PLACE}\s+{_TRIP_NOUN}\s*$",
+               _FLAGS),
+    re.compile(rf"^(?:(?:the\s+)?time\s+)?(?:(?:i|we)\s+)?(?:went|flew|travell?ed|drove|"
+               rf"headed|got|came|returned|going|flying|travell?ing|heading|getting|"
+               rf"coming|being|was|were|visiting|stayed|staying)\s+(?:away\s+|back\s+|home\s+)?"
+               rf"(?:to|in|from)\s+(?:the\s+)?{_PLACE}\s*$", _FLAGS),
+    re.compile(rf"^(?:my|our)\s+(?:time|days|week|weekend)\s+(?:in|at)\s+(?:the\s+)?"
+               rf"{_PLACE}\s*$", _FLAGS),
+    # "before Oslo", "after Lisbon": a place alone, read as the trip there when the bank
+    # has one (``retrieve.stay_arrival``; else the words are searched as any event's)
+    re.compile(rf"^{_PLACE}\s*$"),
+)
+
+
+def trip_place(phrase: str) -> str | None:
+    """The place an event phrase names a trip to ("my trip to Oslo", "the Oslo trip", "going
+    to Oslo", "the time we went to Seville"), else None."""
+    for pattern in TRIP_PHRASES:
+        match = pattern.match(phrase.strip())
+        if match is not None:
+            return match.group("phrase")
+    return None
 
 
 def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
@@ -369,11 +503,14 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     patterns = (RELATIVE_ANCHOR,) if _NOT_PAST.match(question) else (
         RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR, STAY_ANCHOR,
         *(() if cues or _ASKS_WHEN.match(question) else (BARE_STAY_ANCHOR,)))
+    how_long = [m.span() for m in re.finditer(_HOW_LONG_SINCE, question, _FLAGS)]
     for pattern in patterns:
         for match in pattern.finditer(question):
             if any(start < match.end() and match.start() < end for start, end in taken):
                 continue
-            phrase = match.group("phrase").strip()
+            if any(start <= match.start() < end for start, end in how_long):
+                continue  # "How long has it been since I saw Lena?": an order, no range
+            phrase = (match.group("phrase") or match.groupdict().get("phrase2") or "").strip()
             if _NOT_AN_EVENT.match(phrase) or _A_TIME_NOT_AN_EVENT.match(phrase) or \
                     not content_words(phrase):
                 continue
@@ -381,9 +518,11 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
             if not content_words(searched):  # "after I first": an order of nothing
                 continue
             order = order or _stay_order(match)
-            return EventAnchor(phrase=searched, relation=_relation(match), order=order,
+            relation = _relation(match)
+            place = trip_place(searched) if relation != "stay" else None
+            return EventAnchor(phrase=place or searched, relation=relation, order=order,
                                text=question[match.start():match.end()].strip(),
-                               span=(match.start(), match.end()))
+                               span=(match.start(), match.end()), trip=place is not None)
     return None
 
 
@@ -406,9 +545,11 @@ def leaves_out_the_event(frame: RecallFrame) -> bool:
     after I adopted the cat", "right after the move", a range between two events, a count
     since an event. Its words then leave the need, and its own memory is no answer. An open
     range ("after the accident", "since I moved") holds the event's day, and what is said
-    about the event there is often the answer."""
+    about the event there is often the answer; but not when it asks for the first or last of
+    something else ("the last film I saw before the trip")."""
     anchor = frame.anchor
-    return anchor is not None and (anchor.relation not in OPEN_RELATIONS or frame.counting)
+    return anchor is not None and (anchor.relation not in OPEN_RELATIONS or frame.counting
+                                   or frame.order is not None)
 
 
 # A range between two ends, each an event or a time: "between the move and Christmas", "from
@@ -552,7 +693,7 @@ def _stay_order(match: re.Match[str]) -> str | None:
     """"the last time I was in Lisbon": the latest stay; "my first trip to Porto": the
     earliest; None for any other anchor."""
     groups = match.groupdict()
-    word = groups.get("stay_order") or groups.get("trip_order")
+    word = groups.get("stay_order") or groups.get("trip_order") or groups.get("named_order")
     if word is None:
         return None
     return EARLIEST if word.lower() == "first" else LATEST
@@ -560,11 +701,15 @@ def _stay_order(match: re.Match[str]) -> str | None:
 
 def _relation(match: re.Match[str]) -> str:
     groups = match.groupdict()
-    if groups.get("stay") is not None:  # "while I was in Lisbon": the stay's own span
+    if groups.get("stay") is not None or groups.get("stay_named") is not None:
+        # "while I was in Lisbon", "on the Oslo trip": the stay's own span
         return "stay"
     if "dir" not in groups:  # the event's own time: "the week I moved", "on my birthday"
         return f"{_SAME_UNIT[(groups.get('same') or 'day').lower()]}_of"
     direction = " ".join(match.group("dir").lower().split())
+    direction = re.sub(r"^in the (?:run|lead)[\s-]+up to$", "before", direction)
+    direction = {"following": "after", "once": "after", "leading up to": "before",
+                 "ahead of": "before"}.get(direction, direction)
     if groups.get("unit") is None:
         if "since" in direction:
             return "since"
@@ -579,23 +724,37 @@ def _relation(match: re.Match[str]) -> str:
     unit = unit_text.rstrip("s")
     if unit in ("morning", "evening", "night"):
         unit = "day"
+    if unit == "fortnight":
+        unit_text, unit = "weeks", "week"
+        groups = {**groups, "n": str(2 * _count(groups.get("n")))}
+    if unit == "day" and groups.get("n") and (groups.get("article") or groups.get("within")):
+        # "the seven days after the move": the span, not the seventh day
+        return f"stretch_{direction}:{_count(groups.get('n'))}"
     if groups.get("n") is None and unit_text.endswith("s") and unit in STRETCH:
         unit, count = STRETCH[unit]
         return f"{unit}_{direction}" if count == 1 else f"{unit}s_{direction}:{count}"
-    count_text = " ".join((groups.get("n") or "").lower().split()).removeprefix("a ")
-    count = int(count_text) if count_text.isdigit() else _NUMBER.get(count_text, 1)
+    count = _count(groups.get("n"))
     if count == 1 or unit == "weekend":
         return f"{unit}_{direction}"
     return f"{unit}s_{direction}:{count}"
 
 
+def _count(text: str | None) -> int:
+    """A count as a question writes it ("7", "seven", "a couple of"); 1 without one."""
+    count_text = " ".join((text or "").lower().split()).removeprefix("a ")
+    return int(count_text) if count_text.isdigit() else _NUMBER.get(count_text, 1)
+
+
 def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRange | None,
-                   reference_time: int) -> TimeRange:
-    """The range ``relation`` gives relative to the anchor event at ``moment``.
+                   reference_time: int, last_moment: int | None = None) -> TimeRange:
+    """The range ``relation`` gives relative to the anchor event at ``moment`` (an event of
+    several days, a trip, lasts until ``last_moment``: what comes after it is counted from its
+    last day, what comes before from its first).
 
     ``day_after``: the next day; ``week_before``: the 7 days before the anchor's day;
     ``weekend_after``: the first Saturday-Sunday after it; ``days_after:3``: the third day
-    after; ``weeks_before:2``: the 14 days before; ``day_of``, ``week_of``, ``month_of``,
+    after; ``stretch_after:7``: the seven days after; ``weeks_before:2``: the 14 days
+    before; ``day_of``, ``week_of``, ``month_of``,
     ``year_of``: the anchor's day, its week (Monday to Sunday), month or year; ``weekend_of``: the
     weekend next to the anchor's day, stretched to it (``calendar_math.weekend_next_to``: a
     Friday's Friday to Sunday, a Tuesday's Saturday to Tuesday); ``since`` and
@@ -604,7 +763,23 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
     anchor's day is inside every open range: what happened after or before an event on its own
     day counts, the event's time of day is rarely known.
     """
+    name, _, count_text = relation.partition(":")
+    count = int(count_text) if count_text else 1
+    unit, _, direction = name.partition("_")
+    if last_moment is not None and (direction == "after" or name in ("since", "after")):
+        moment = last_moment
     day = datetime.fromtimestamp(moment, tz).replace(hour=0, minute=0, second=0, microsecond=0)
+    if last_moment is not None and name in ("before", "until", "since", "after"):
+        # A trip of several days: before it ends as it begins, after it starts the day after
+        # its last (its days are its own, "during" it).
+        bank = timeline.start if timeline is not None else int(
+            (day - timedelta(days=3650)).timestamp())
+        if name in ("before", "until"):
+            return TimeRange(min(bank, _midnight(day)), _midnight(day))
+        following = _midnight(day + timedelta(days=1))
+        return TimeRange(following, max(following + DAY_SECONDS,
+                                        _midnight(datetime.fromtimestamp(reference_time, tz)
+                                                  + timedelta(days=1))))
     reference_day_end = _midnight(datetime.fromtimestamp(reference_time, tz) + timedelta(days=1))
     bank_start = timeline.start if timeline is not None else int(
         (day - timedelta(days=3650)).timestamp())
@@ -612,9 +787,6 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
     def at(offset_days: int) -> int:
         return _midnight(day + timedelta(days=offset_days))
 
-    name, _, count_text = relation.partition(":")
-    count = int(count_text) if count_text else 1
-    unit, _, direction = name.partition("_")
     if not direction:  # since / after / before / until
         if name == "since":
             return TimeRange(at(0), max(at(1), reference_day_end))
@@ -627,6 +799,8 @@ def relation_range(relation: str, moment: int, tz: tzinfo, *, timeline: TimeRang
         return TimeRange(int(datetime.combine(period_start, time(), tzinfo=tz).timestamp()),
                          int(datetime.combine(period_end, time(), tzinfo=tz).timestamp()))
     sign = 1 if direction == "after" else -1
+    if unit == "stretch":  # "the seven days after": every one of them
+        return TimeRange(at(1), at(1 + count)) if sign > 0 else TimeRange(at(-count), at(0))
     unit = unit.rstrip("s")
     if unit == "weekend":
         step = 1 if sign > 0 else -1
@@ -648,7 +822,7 @@ def _midnight(moment: datetime) -> int:
     return int(moment.replace(hour=0, minute=0, second=0, microsecond=0).timestamp())
 
 
-__all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "anchor_order",
+__all__ = ["EARLIEST", "LATEST", "LIGHT_VERBS", "OPEN_RELATIONS", "anchor_order", "asked_thing",
            "asks_about_saying",
            "asks_whom",
            "asks_how_many", "between_range", "detect_order", "find_event_anchor",

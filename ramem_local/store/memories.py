@@ -75,8 +75,8 @@ def rescored(depth: int) -> int:
 INSERT_MEMORY = """
 INSERT INTO memories(conversation_id, kind, content, keywords, persons, entities, location, topic,
                      language, session_start, session_end, event_start, event_end, dedup_key,
-                     created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                     created_at, act)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(conversation_id, dedup_key) DO NOTHING
 RETURNING id
 """
@@ -84,8 +84,8 @@ RETURNING id
 INSERT_MEMORY_WITH_NEIGHBOURS = """
 INSERT INTO memories(conversation_id, kind, content, keywords, persons, entities, location, topic,
                      language, session_start, session_end, event_start, event_end, dedup_key,
-                     created_at, neighbours)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                     created_at, act, neighbours)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(conversation_id, dedup_key) DO NOTHING
 RETURNING id
 """
@@ -123,6 +123,7 @@ class MemoryTables(StorePart):
                 record.event_end,
                 dedup_key,
                 now(),
+                record.act,
                 *((neighbours,) if neighbours else ()),
             ),
         ).fetchone()
@@ -348,7 +349,7 @@ class MemoryTables(StorePart):
             SELECT m.id, m.content, m.kind, c.name, m.session_start, m.session_end,
                    m.persons, m.keywords, m.entities, m.location, m.topic, m.language,
                    m.event_start, m.event_end,
-                   coalesce(p.external_ids, '[]'), coalesce(p.turn_ids, '[]')
+                   coalesce(p.external_ids, '[]'), coalesce(p.turn_ids, '[]'), m.act
             FROM memories m
             JOIN conversations c ON c.id = m.conversation_id
             LEFT JOIN provenance p ON p.memory_id = m.id
@@ -365,8 +366,28 @@ class MemoryTables(StorePart):
                 entities=_split_list(r[8]), location=r[9], topic=r[10] or None,
                 language=r[11], event_start=r[12], event_end=r[13],
                 source_turns=json.loads(r[14]), source_turn_ids=json.loads(r[15]),
+                act=r[16],
             )
         return out
+
+    def names_a_person(self, name: str) -> bool:
+        """Whether some memory names ``name`` among its persons (as ingest read them)."""
+        quoted = '"' + name.replace('"', '""') + '"'
+        return self.db.execute(
+            "SELECT 1 FROM memories_fts WHERE memories_fts MATCH ? LIMIT 1",
+            (f"persons : ({quoted})",)).fetchone() is not None
+
+    def memories_key(self) -> tuple[int, int, int]:
+        """A key that changes whenever memories are added or removed: (count, largest id, sum
+        of ids). What is built from every memory (``kinds.term_graph``) is kept by it."""
+        count, largest, total = one_row(self.db.execute(
+            "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0) FROM memories"))
+        return int(count), int(largest), int(total)
+
+    def memory_texts(self) -> list[tuple[int, str]]:
+        """(id, content) of every memory but the assistant's answers, in id order."""
+        return [(row[0], row[1]) for row in self.db.execute(
+            "SELECT id, content FROM memories WHERE act != 'answer' ORDER BY id")]
 
     def list_memories(
         self, *, limit: int = 20, offset: int = 0, conversation_id: int | None = None
@@ -558,12 +579,14 @@ class MemoryTables(StorePart):
         written_by: int | None = None,
         among: Sequence[int] | None = None,
         persons: Sequence[str] = (),
+        acts: Sequence[str] = ("report",),
     ) -> list[tuple[int, int]]:
         """(memory id, when it happened) of the reports that match ``fts_query`` in the
         memory's own columns (or are ``among`` these ids; else every memory) and happened in
-        ``[happened_from, happened_until)``, newest or oldest first. A report is not said by
-        ``assistant`` and is not only a question (``retrieval_sql.OCCURRENCES``); with ``persons``,
-        only one said by one of them or naming one."""
+        ``[happened_from, happened_until)``, newest or oldest first. A report is a memory of
+        one of ``acts`` (``ingest.acts``: what was done, by default), not said by
+        ``assistant`` and not only a question (``retrieval_sql.OCCURRENCES``); with
+        ``persons``, only one said by one of them or naming one."""
         sql = occurrences_statement(
             lexical=fts_query is not None, conversation_scoped=conversation_id is not None,
             exclude_turns=exclude_turns, written_by=written_by is not None,
@@ -572,7 +595,7 @@ class MemoryTables(StorePart):
         )
         params = {"fts": None if fts_query is None else lexical_query(fts_query, 0.0),
                   "among": None if among is None else json.dumps(list(among)),
-                  "persons": json.dumps(list(persons)),
+                  "persons": json.dumps(list(persons)), "acts": json.dumps(list(acts)),
                   "happened_from": happened_from, "happened_until": happened_until,
                   "limit": limit, "assistant": assistant, "conversation_id": conversation_id,
                   "written_by": written_by}

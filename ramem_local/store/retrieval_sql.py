@@ -138,8 +138,10 @@ filled AS (
 ),"""
 
 PLACEMENT_COLUMNS = """
-           CASE WHEN m.event_start IS NOT NULL AND :event_time_first
+           CASE WHEN m.event_start IS NOT NULL AND :event_time_first AND m.act = 'report'
                 THEN m.event_start < :raw_end AND m.event_end > :raw_start
+                WHEN m.event_start IS NOT NULL AND :event_time_first
+                THEN m.session_start >= :raw_start AND m.session_start < :raw_end
                 ELSE m.session_start >= :raw_start AND m.session_start < :raw_end
                      OR coalesce(m.event_start < :raw_end AND m.event_end > :raw_start, 0)
            END AS said_or_happened_inside,
@@ -298,8 +300,9 @@ def session_overlap_by_time_statement(*, conversation_scoped: bool, exclude_turn
 
 # Occurrences: the memories that report something happening and match the need, placed by
 # when it happened (the event time, else when the memory was said), for "when did I last /
-# first ..." and "how many times ...". A report is said by somebody other than the assistant
-# and is not only a question ("Can you suggest a recipe for shakshuka?" is no occurrence of
+# first ..." and "how many times ...". A report is a memory whose act (``ingest.acts``) is one
+# of :acts (a JSON array: "report" for what was done), said by somebody other than the
+# assistant and not only a question ("Can you suggest a recipe for shakshuka?" is no occurrence of
 # cooking it): a memory ending in "?" with no sentence ended by ". " or "! " before it. What
 # tells something and then asks back ("... called Cyberpunk 2077. Have you played anything
 # good lately?", as people write in chat) is a report.
@@ -309,7 +312,8 @@ candidates AS ({candidates}),
 reports AS MATERIALIZED (
     SELECT m.id, m.event_start, m.session_start
     FROM candidates JOIN memories AS m ON m.id = candidates.id
-    WHERE NOT {only_a_question} {filters} {persons}
+    WHERE NOT {only_a_question} AND m.act IN (SELECT value FROM json_each(:acts))
+          {filters} {persons}
       AND NOT EXISTS (SELECT 1 FROM memory_turns AS rmt JOIN turns AS rt ON rt.id = rmt.turn_id
                       WHERE rmt.memory_id = m.id AND lower(rt.speaker) = lower(:assistant))
 ),

@@ -611,6 +611,36 @@ def m011_float_vectors_in_blocks(db: apsw.Connection) -> None:
     db.execute("DROP TABLE memories_float")
 
 
+def m012_memory_acts(db: apsw.Connection) -> None:
+    """Each memory says what it is (``ingest.acts``): a report of something done, a plan, a
+    question, a request to the assistant, the assistant's answer; read here from the turn
+    (its text, its speaker, whether the conversation has an assistant) for the turn memories
+    of banks written before, from the content for extracted ones, as ingest reads them."""
+    from ..ingest.acts import ANSWER, ASSISTANT_SPEAKER, read_act
+
+    db.execute("ALTER TABLE memories ADD COLUMN act TEXT NOT NULL DEFAULT 'report'")
+    with_assistant = {row[0] for row in db.execute(
+        "SELECT DISTINCT conversation_id FROM participants WHERE lower(name) = ?",
+        (ASSISTANT_SPEAKER,))}
+    for batch in _turn_memory_batches(db):
+        db.executemany("UPDATE memories SET act = ? WHERE id = ?", [
+            (act, memory_id) for memory_id, conversation_id, _, speaker, text in batch
+            if (act := read_act(text, speaker, to_assistant=conversation_id in with_assistant))
+            != "report"])
+    extracted = db.execute(
+        """SELECT m.id, m.content,
+                  coalesce(min(lower(t.speaker) = :assistant), 0) AS assistant_only
+           FROM memories AS m
+           LEFT JOIN memory_turns AS mt ON mt.memory_id = m.id
+           LEFT JOIN turns AS t ON t.id = mt.turn_id
+           WHERE m.kind != 'turn' GROUP BY m.id""", {"assistant": ASSISTANT_SPEAKER}).fetchall()
+    db.executemany("UPDATE memories SET act = ? WHERE id = ?", [
+        (ANSWER if assistant_only else act, memory_id)
+        for memory_id, content, assistant_only in extracted
+        if (act := read_act(str(content), "", to_assistant=False)) != "report"
+        or assistant_only])
+
+
 def _turn_memory_batches(db: apsw.Connection, size: int = 4096
                          ) -> Iterator[list[tuple[int, int, str, str, str]]]:
     """``(memory id, conversation id, persons, speaker, turn text)`` of every turn memory,
@@ -647,7 +677,7 @@ def _table_exists(db: apsw.Connection, name: str) -> bool:
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
     m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
-    m010_vectors_stored_once, m011_float_vectors_in_blocks,
+    m010_vectors_stored_once, m011_float_vectors_in_blocks, m012_memory_acts,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

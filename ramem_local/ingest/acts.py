@@ -1,0 +1,184 @@
+"""What a memory is: a report of something done, a plan or a wish, a question, a request to the
+assistant, or the assistant's answer — read once, at ingest, from the statement's form, and
+stored with the memory (``memories.act``; DESIGN.md §4.3, "reports of doing").
+
+"When did I last watch Glass Mountain?" and "how many films did I see in March?" are answered
+by what the writer *did*, not by "Suggest films like Glass Mountain" (a request to the
+assistant), "Is Glass Mountain worth watching?" (a question), "Bought tickets for Glass Mountain
+next Friday" or "Would love to see it again sometime" (a plan, a wish). Order, counts, anchors
+and trips read reports only (``Store.occurrences``); every memory stays searchable as content.
+
+The reading uses the form of the first clause, never the topic:
+
+=========== =================================================================================
+act         read from
+=========== =================================================================================
+answer      said by the assistant
+question    only a question: ends in "?" with no sentence ended before it
+request     to an assistant (a conversation where one speaks): opens with a verb in its base
+            form ("Suggest films like …", "Give me a packing list", "Please recommend …",
+            "Can you …" ends in "?" and is a question)
+plan        the first clause looks ahead or longs: will, 'll, going to, plan(ning) to, want /
+            hope / would love to, thinking of, might, maybe, must, should, need to, one day,
+            some day, sometime, next …, tomorrow, booked, tickets for, on the list, can't
+            wait, looking forward, craving, dreaming of, wish
+other       what someone else did or said, the writer not in it: the first clause opens with a
+            name or a noun phrase ("Sofia finished …", "A colleague quoted …", "The trailer for
+            … looks great") whose verb follows within a few words, and says no "I", "me",
+            "we", "my", ... ("Lena came round for dinner" is one too: what the writer did
+            with someone reads both, and a question about a person reads both)
+report      anything else: "Caught Night Harbor at the Picturehouse", "we put on The Ferryman
+            after dinner", "Dinner: fish pie", "Lena and I went to the market"
+=========== =================================================================================
+
+Words of the verb class come from ``lemminflect`` (its lexicon knows which words can be a verb
+and in which form), not from a list kept here. A report written about someone else ("A
+colleague quoted Small Hours all day") is ``other``; so is "Lena came round for dinner": the
+form cannot tell them apart, so a question about a person reads both (``retrieve``).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+REPORT, OTHER, PLAN, QUESTION, REQUEST, ANSWER = (
+    "report", "other", "plan", "question", "request", "answer")
+ACTS = (REPORT, OTHER, PLAN, QUESTION, REQUEST, ANSWER)
+# The speaker of an assistant's turns (chat imports, the MCP server's assistant).
+ASSISTANT_SPEAKER = "assistant"
+
+_APOS = "['’]"
+_LOOKS_AHEAD = re.compile(
+    r"\b(?:will|shall|gonna|wanna|upcoming|booked|tomorrow|someday|sometime|"
+    r"might|maybe|perhaps|must|should|craving|wish(?:es|ed)?)\b"
+    rf"|\bwon{_APOS}t\b|{_APOS}ll\b"
+    r"|\bsoon\b(?!\s+as\b)|\bnext\s+(?!to\b)\w+"
+    r"|\b(?:going|about|need|needs|have|has|ought)\s+to\b"
+    r"|\bplan(?:s|ned|ning)?\s+(?:to|on)\b"
+    rf"|\bcan(?:not|{_APOS}t|\s+not)\s+wait\b"
+    r"|\blook(?:s|ing)?\s+forward\s+to\b"
+    r"|\b(?:hopes?|hoping|wants?|wanted|intend(?:s|ing)?|decided)\s+to\b"
+    rf"|(?:\bwould|{_APOS}d)\s+(?:like|love)\s+to\b"
+    r"|\b(?:thinking|dreaming)\s+(?:of|about)\b"
+    r"|\b(?:one|some)\s+day\b"
+    r"|\btickets?\s+(?:to|for)\b"
+    r"|\bon\s+(?:the|my)\s+(?:[\w'’]+\s+){0,2}list\b",
+    re.IGNORECASE,
+)
+# Where the first clause ends: a sentence end, a semicolon, a dash between words, a colon
+# followed by a clause ("Dinner: fish pie" stays whole: its colon opens no clause of its own).
+_CLAUSE_END = re.compile(r"[.!?;]+(?=\s|$)|\s[—–-]\s|,\s+(?:but|so|and then)\b", re.IGNORECASE)
+_POLITE = re.compile(r"^(?:please|pls|kindly|now|ok(?:ay)?|also|and|so|hey|hi)\W+",
+                     re.IGNORECASE)
+_FIRST_WORD = re.compile(r"^[A-Za-z][a-z]*")
+
+
+def read_act(text: str, speaker: str, *, to_assistant: bool) -> str:
+    """The act of what ``speaker`` said (a turn's text as written, or an extracted memory's
+    content); ``to_assistant``: in a conversation where an assistant speaks."""
+    if speaker.strip().casefold() == ASSISTANT_SPEAKER:
+        return ANSWER
+    body = text.strip()
+    if is_only_a_question(body):
+        return QUESTION
+    first = first_clause(body)
+    if to_assistant and _opens_with_a_command(first):
+        return REQUEST
+    if _LOOKS_AHEAD.search(first):
+        return PLAN
+    if _someone_else_did(first):
+        return OTHER
+    return REPORT
+
+
+def is_only_a_question(text: str) -> bool:
+    """Whether ``text`` is only a question: it ends in "?" with no sentence ended by ". " or
+    "! " before it (as ``retrieval_sql.ONLY_A_QUESTION`` reads it)."""
+    stripped = text.rstrip()
+    return stripped.endswith("?") and ". " not in stripped and "! " not in stripped
+
+
+def first_clause(text: str) -> str:
+    """``text`` up to the end of its first clause."""
+    found = _CLAUSE_END.search(text)
+    return text[:found.start()] if found else text
+
+
+def _opens_with_a_command(clause: str) -> bool:
+    """Whether a clause opens with a verb in its base form ("Suggest films like …", "Give me
+    …", "Please recommend …"): a command, as said to an assistant. A word that is a noun or
+    an adjective as often ("Dinner", "Long") opens a command only before an object it takes
+    ("me", "a", "some", a plural)."""
+    head = _POLITE.sub("", clause.strip())
+    first = _FIRST_WORD.match(head)
+    if first is None:
+        return False
+    word = first.group(0).lower()
+    readings = _lemmas(word)
+    if word not in readings.get("VERB", ()):
+        return False  # not a verb, or a verb in another form ("Walked", "Caught")
+    if set(readings) - {"VERB", "AUX"}:
+        rest = head[first.end():].split()
+        following = rest[0].lower() if rest else ""
+        return following in _OBJECT_OPENERS or (
+            len(following) > 3 and following.endswith("s") and not following.endswith("ss"))
+    return True
+
+
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*|[,:;()]")
+_FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us "
+                          "our ours ourselves".split())
+_DETERMINERS = frozenset("a an the his her their its this that these those some another".split())
+VERB_WITHIN = 6  # words after the opening subject's first word where its verb may stand
+
+
+def _someone_else_did(clause: str) -> bool:
+    """Whether a clause reports what someone else did: it opens with a name or a
+    determiner's noun phrase, a finite verb follows within ``VERB_WITHIN`` words (no comma
+    or colon before it), and no word of it is the writer ("I", "me", "we", "my", ...)."""
+    tokens = _WORDS.findall(clause)
+    if not tokens or any(t.lower().replace("’", "'") in _FIRST_PERSON for t in tokens):
+        return False
+    first = tokens[0]
+    readings = _lemmas(first.lower())
+    opens_a_subject = first.lower() in _DETERMINERS or (
+        first[0].isupper() and not readings.keys() & {"VERB", "AUX", "ADV", "ADP", "ADJ"})
+    if not opens_a_subject:
+        return False
+    for token in tokens[1:1 + VERB_WITHIN]:
+        if token in ",:;()":
+            return False
+        if _finite(token.lower()):
+            return True
+    return False
+
+
+def _finite(word: str) -> bool:
+    """Whether ``word`` reads as a finite verb: a form of "be", "have" or "do", or a verb
+    in another form than its base ("says", "finished", "came"), not a gerund."""
+    readings = _lemmas(word)
+    lemmas = readings.get("VERB", ()) + readings.get("AUX", ())
+    if not lemmas or word.endswith("ing"):
+        return False
+    return word not in lemmas or word in ("is", "are", "was", "were", "has", "had", "does")
+
+
+# Words that open what a command acts on: "Give me …", "Plan a trip", "List some films".
+_OBJECT_OPENERS = frozenset("""
+    me us my our a an the some three two few any this that these those it them him her
+    something
+""".split())
+
+
+@lru_cache(maxsize=4096)
+def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
+    import lemminflect
+
+    return dict(lemminflect.getAllLemmas(word))
+
+
+def word_readings(word: str) -> set[str]:
+    """The parts of speech ``lemminflect``'s lexicon knows for a lower-case word ("NOUN",
+    "VERB", "ADJ", ...); empty for a word it does not know."""
+    return set(_lemmas(word))

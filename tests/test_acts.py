@@ -1,0 +1,59 @@
+"""What a memory is (``ingest.acts``): read once at ingest from the statement's form. The
+table is the specification, with the rows that must stay reports."""
+
+from __future__ import annotations
+
+import pytest
+
+from ramem_local.ingest.acts import read_act
+
+
+@pytest.mark.parametrize(("text", "act"), [
+    ("Suggest films like Night Harbor", "request"),
+    ("Give me a packing list for Oslo", "request"),
+    ("Recommend books similar to Paper Birds", "request"),
+    ("Please summarise the premise of The Copper Key", "request"),
+    ("Plan three days in Lisbon for me", "request"),
+    ("List films like Glass Mountain", "request"),
+    ("Is Night Harbor worth watching?", "question"),
+    ("Who directed Red Signal?", "question"),
+    # a report told to the assistant stays one
+    ("I watched Small Hours yesterday; suggest something similar", "report"),
+    ("Thanks!", "report"),
+])
+def test_what_is_said_to_an_assistant(text: str, act: str) -> None:
+    assert read_act(text, "me", to_assistant=True) == act
+
+
+@pytest.mark.parametrize(("text", "act"), [
+    ("Caught Night Harbor at the Picturehouse with Lena.", "report"),
+    ("we put on The Ferryman after dinner", "report"),
+    ("Dinner: fish pie, from scratch", "report"),
+    ("Long lunch with Lena", "report"),
+    ("Finally sat through Glass Mountain", "report"),
+    ("Lena and I went to the market together", "report"),
+    ("Tom came round and we made fish pie together", "report"),
+    ("Walked Fox Valley end to end with Sofia.", "report"),
+    ("Watched Small Hours; must see the sequel", "report"),
+    ("Bought a map of Fox Valley for the summer.", "report"),
+    ("Thinking about doing Fox Valley next weekend", "plan"),
+    ("Would love to walk Harrow Fell again sometime", "plan"),
+    ("Bought tickets for Small Hours next Friday", "plan"),
+    ("Booked somewhere to stay in Naples.", "plan"),
+    ("Must read The Copper Key one day", "plan"),
+    ("Paper Birds is on the library's waiting list", "plan"),
+    ("Sofia finished The Silent Engine and loved it", "other"),
+    ("A colleague quoted The Ferryman all day", "other"),
+    ("The trailer for The Ferryman looks great", "other"),
+    ("Lena came round for dinner", "other"),
+    ("Is it going to rain tomorrow?", "question"),
+    # a command in a journal is no request: nobody is asked
+    ("Sort the receipts", "report"),
+])
+def test_what_a_journal_entry_is(text: str, act: str) -> None:
+    assert read_act(text, "me", to_assistant=False) == act
+
+
+def test_the_assistants_words_are_answers() -> None:
+    assert read_act("Here is a recipe for shakshuka.", "assistant", to_assistant=True) \
+        == "answer"
