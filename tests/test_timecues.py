@@ -1248,3 +1248,27 @@ def test_every_rule_pattern_compiles_with_the_rule_flags():
 def test_impossible_dates_are_named_not_read(text, expected):
     assert time_package.impossible_dates(text) == expected
     assert not any(cue.text in expected for cue in detect_cues(text, datetime(2026, 12, 3)))
+
+
+@pytest.mark.parametrize(("text", "rule", "first", "last"), [
+    # short and other names of periods, spelled out before the rules run (``time.spelling``)
+    ("what did I do last yr", "year_last", "2022-01-01", "2022-12-31"),
+    ("this qtr", "quarter_this", "2023-04-01", "2023-06-30"),
+    ("the past 2 wks", "past_n_units", "2023-05-11", "2023-05-24"),
+    ("the current week", "week_this", "2023-05-22", "2023-05-28"),
+    ("the current month", "month_this", "2023-05-01", "2023-05-31"),
+    ("this season", "season_this", "2023-03-01", "2023-05-31"),
+])
+def test_short_and_other_names_of_periods(text: str, rule: str, first: str, last: str):
+    cue = asked_cue(detect_cues(text, THU))
+    assert (cue.rule, cue.range) == (rule, days(first, last))
+    assert text[cue.span[0]:cue.span[1]] == cue.text  # the question's own words
+
+
+@pytest.mark.parametrize("text", [
+    "Where did I work in my current job?", "What did I watch in the season finale?",
+    "Who is mo?", "What is this season's coat?",
+])
+def test_names_of_periods_that_are_no_period(text: str):
+    assert question_range(detect_cues(text, THU)) is None
+

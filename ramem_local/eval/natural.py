@@ -611,7 +611,9 @@ def _so_far_this_year_cue(as_of: date, rng: random.Random) -> tuple[str, date, d
 
 
 def _last_four_weeks_cue(as_of: date, rng: random.Random) -> tuple[str, date, date] | None:
-    return "over the last four weeks", as_of - timedelta(days=27), as_of
+    # the 28 days before the day it is asked (the engine's "the past N units", today
+    # excluded; a question is only asked when no entry of its kind is on either edge)
+    return "over the last four weeks", as_of - timedelta(days=28), as_of - timedelta(days=1)
 
 
 def _this_month_cue(as_of: date, rng: random.Random) -> tuple[str, date, date] | None:

@@ -16,6 +16,7 @@ from ..calendars import date_order, normal_country
 from .calendar_math import _DAY, Days, _add_months, _Context, _year_range
 from .reading import _day_fits_month
 from .registry import _ANCHOR_RULES, _RULES, Anchor, _Found, _Rule
+from .spelling import original_span, spelled_out
 from .vocabulary import (
     _DIGIT,
     _FLAGS,
@@ -336,6 +337,8 @@ def detect_cues(
     """
     country = None if country is None else normal_country(country)
     ctx = _context(reference, timeline, direction, country)
+    written = text
+    text, where = spelled_out(written, ctx_reference(reference), country)
     found = _find(text, order=date_order(country))
     if not found:
         return []
@@ -343,13 +346,24 @@ def detect_cues(
     cues = []
     for item in found:
         year = _sentence_year(item, text, named) if named else None
-        cues.append(_to_cue(item, text, ctx if year is None else replace(ctx, year=year)))
+        cue = _to_cue(item, text, ctx if year is None else replace(ctx, year=year))
+        if text is not written:  # the question's own words and where they stand
+            span = original_span(cue.span, where)
+            cue = replace(cue, span=span, text=written[span[0]:span[1]])
+        cues.append(cue)
     return cues
+
+
+def ctx_reference(reference: datetime) -> datetime:
+    """The reference time with a timezone (naive is read as UTC)."""
+    return reference if reference.tzinfo is not None else reference.replace(tzinfo=timezone.utc)
 
 
 def has_temporal_cue(text: str, *, country: str | None = None) -> bool:
     """Whether ``text`` holds any temporal cue (grounded or vague); no grounding is done."""
-    return bool(_find(text, order=date_order(None if country is None else normal_country(country))))
+    country = None if country is None else normal_country(country)
+    spelled, _ = spelled_out(text, datetime.now(timezone.utc), country)
+    return bool(_find(spelled, order=date_order(country)))
 
 
 # Rules grounded relative to the reference time ("last Friday", "two weeks ago", "yesterday").
