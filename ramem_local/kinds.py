@@ -29,9 +29,9 @@ results/natural-journal.txt.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from .lexicon import lemma
 from .text import STOPWORDS, WORD, without_speaker
 
 if TYPE_CHECKING:
@@ -146,14 +146,3 @@ def _words(text: str) -> list[str]:
             if len(w) > 2 and w not in STOPWORDS and not w.isdigit()]
 
 
-@lru_cache(maxsize=65536)
-def lemma(word: str) -> str:
-    """A word's lemma: as a verb when it can be one ("walked" → "walk"), else as a noun
-    ("walks" → "walk", "films" → "film"), else the word."""
-    import lemminflect
-
-    readings = lemminflect.getAllLemmas(word)
-    for pos in ("VERB", "NOUN", "ADJ"):
-        if pos in readings:
-            return readings[pos][0]
-    return word

@@ -114,14 +114,17 @@ def numbers_in(text: str) -> list[tuple[int, bool, str]]:
 
 
 def number_forms(text: str) -> list[str]:
-    """The other ways the numbers of ``text`` are written: "70th" and "seventieth" for either;
-    "41" and "forty-one". Words a text holds already are not repeated."""
+    """The other ways the numbers of ``text`` are written, its own kind first: "70th",
+    "seventieth", then "70", "seventy" for either ordinal; "41", "forty-one", then "41st",
+    "forty-first". Words a text holds already are not repeated."""
     forms: list[str] = []
     held = text.lower()
     for value, ordinal, written in numbers_in(text):
-        others = ([ordinal_digits(value), ordinal_words(value)] if ordinal
-                  else [str(value), cardinal_words(value)])
+        # a birthday is "my 40th" and "turning forty": both forms of both kinds
+        ordinals = [ordinal_digits(value), ordinal_words(value)]
+        cardinals = [str(value), cardinal_words(value)]
+        others = [*ordinals, *cardinals] if ordinal else [*cardinals, *ordinals]
         forms.extend(form for form in others
                      if form.lower() != written.lower() and form not in forms
-                     and form not in held)
+                     and not re.search(rf"\b{re.escape(form)}\b", held))
     return forms

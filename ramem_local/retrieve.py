@@ -28,17 +28,12 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from .errors import InputError
-from .ingest.acts import OTHER, PLAN, REPORT
 from .kinds import KIND_BAR, MIN_MEMORIES, seed_count, term_graph
-from .recall.frame import is_time_only, need_with_the_event
 from .recall.question_kinds import (
     EARLIEST,
     LIGHT_VERBS,
-    asks_about_saying,
-    asks_whom,
     between_range,
     occasion_query,
-    question_verbs,
     relation_range,
     time_end_range,
 )
@@ -48,6 +43,9 @@ from .store.retrieval_sql import DENSE_INDEXES
 from .text import STOPWORDS, content_words, fts_match_query, without_names, without_speaker
 from .types import (
     DAY,
+    OTHER,
+    PLAN,
+    REPORT,
     SEARCH_MODES,
     Candidate,
     EventAnchor,
@@ -312,7 +310,7 @@ def retrieve(
     first = _candidates(first_rows, memories, "counted" if count is not None else "ordered")
     closest = _candidates(closest_rows, memories, "closest")
     context = _candidates(context_rows, memories, "context")
-    if multi_step and context and not asks_about_saying(frame.question):
+    if multi_step and context and not frame.about_saying:
         context = reports_first(store, context, frame, settings, conversation_id)
     content = _candidates(content_rows, memories, "content")
     if settings.mode == "ramem" and frame.guard == "prefer_recent":
@@ -345,10 +343,10 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     and the assistant's words (``Store.occurrences``): in the episode asked about, "Can you
     recommend a book like The Copper Key?" is no answer to "Which books have I started since
     May?", while "Started The Copper Key on the train" is. Not for a question about what was
-    said ("What did the assistant suggest in June?": ``asks_about_saying``).
+    said ("What did the assistant suggest in June?": ``RecallFrame.about_saying``).
 
     A question asking for the person someone acted on ("Who did I go to see last weekend?",
-    ``question_kinds.asks_whom``) then puts the reports naming a person as the object of a
+    ``RecallFrame.asks_whom``) then puts the reports naming a person as the object of a
     verb first (``names.names_a_person_as_object``: "Took the train to visit my old friend
     Tomas", not "Watched The Ferryman with Jonas"): with MiniLM and MPNet alike the weekend's
     film and concert "with" someone are closer to the question than the visit. Measured on
@@ -357,7 +355,7 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
 
     happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
                             conversation_id, acts=(REPORT, OTHER, PLAN))
-    whom = asks_whom(frame.need)
+    whom = frame.asks_whom
     return sorted(context, key=lambda c: (
         c.tier if c.tier is not None else 0, c.memory.id not in happened,
         whom and not names_a_person_as_object(c.memory.content)))
@@ -380,7 +378,7 @@ def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFr
                                   conversation_id=conversation_id):
             frame.guard = "no_filter"
             if event.relation == "stay" or event.trip:  # the place's name is the need's
-                frame.need = need_with_the_event(frame)
+                frame.need = frame.event_need or frame.need
                 frame.guard_reason = (f"no report in {event.phrase!r}: no time filter, the "
                                       "place searched as words")
             else:
@@ -483,7 +481,7 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
 
 def _sharing_a_word(store: Store, phrase: str, memory_ids: Sequence[int]) -> set[int]:
     """The memories holding a content word of ``phrase``, as lemmas ("the move": "Moved")."""
-    from .kinds import lemma
+    from .lexicon import lemma
 
     wanted = {lemma(word) for word in content_words(phrase)}
     texts = store.get_memories(list(memory_ids))
@@ -674,7 +672,6 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
                           + (f", its {anchor.order} report" if anchor.order else "")
                           + (f" and {_grounded(other, tz)}" if other is not None else "")
                           + f" ({anchor.relation})")
-    frame.time_only = is_time_only(frame.need, [])
 
 
 def _grounded(end: EventAnchor | TimeCue, tz: tzinfo) -> str:
@@ -701,7 +698,7 @@ def occurrence_terms(store: Store, frame: RecallFrame) -> list[str]:
     first: the first names the thing the question is about ("shakshuka" in "When did I last
     cook shakshuka?", whatever the entry's verb: "made shakshuka at home")."""
     terms = content_words(frame.need)
-    verbs = question_verbs(frame.need)
+    verbs = set(frame.verbs)
     counts = store.term_counts(terms)
     return sorted((t for t in terms if counts[t] > 0),
                   key=lambda t: (t in verbs, counts[t], terms.index(t)))
@@ -1034,7 +1031,7 @@ def _counts_one_thing(frame: RecallFrame, terms: Sequence[str]) -> bool:
         return False
     if set(terms) <= set(named_phrases(frame.need)):
         return True
-    verbs = question_verbs(frame.need)
+    verbs = set(frame.verbs)
     kind_words = [w for w in content_words(frame.need) if w not in verbs]
     if not verbs or any(word.endswith(("s", "ing")) for word in [*terms, *kind_words]):
         return False
@@ -1209,7 +1206,7 @@ def _counted_terms(store: Store, frame: RecallFrame, conversation_id: int | None
     ("gone" in "Where have I gone since May?"). Never a speaker's name ("melanie" in "How
     many times has Melanie gone to the beach?"): who speaks filters the reports
     (``_speakers``), and every turn of hers holds it."""
-    verbs = question_verbs(frame.need)
+    verbs = set(frame.verbs)
 
     def reported(term: str) -> bool:
         return bool(occurrences(fts_query=_quoted(term), happened_from=_EARLIEST_TIME,

@@ -20,6 +20,12 @@ SEARCH_MODES = ("ramem", "baseline")
 # vectors, the in-RAM scan of the int8 codes' signs (binary) or of the codes; the last two are
 # rescored exactly.
 DENSE_INDEXES = ("exact", "binary", "int8")
+# What a memory is (``MemoryRecord.act``, read at ingest by ``ingest.acts``): a report of
+# something the writer did, of what someone else did, a plan or a wish, a question, a request
+# to the assistant, the assistant's answer.
+REPORT, OTHER, PLAN, QUESTION, REQUEST, ANSWER = (
+    "report", "other", "plan", "question", "request", "answer")
+ACTS = (REPORT, OTHER, PLAN, QUESTION, REQUEST, ANSWER)
 # A time as ``Memory`` methods take it: an ISO date/time or a phrase ("3 May 2024"), Unix
 # seconds, or a datetime.
 When = str | int | float | datetime
@@ -249,6 +255,16 @@ class RecallFrame:
     # Day-and-month phrases of the question that name no day ("31 February"): no cue reads
     # them; said with the reading so that a month read instead is no surprise.
     not_dates: list[str] = field(default_factory=list)
+    # Parts of the need, read with it (``recall.frame.read_need``): the question's verbs
+    # ("did I *cook*": how it asks, not what about), whether it asks for the person someone
+    # acted on ("Who did I go to see?"), whether it asks about what was said rather than done
+    # ("What did the assistant suggest?"). Retrieval reads these, never the question's words.
+    verbs: list[str] = field(default_factory=list)
+    asks_whom: bool = False
+    about_saying: bool = False
+    # A question whose time is another event: its need with the event's words, searched when
+    # the event is not found ("What did I eat while I was in Belém?").
+    event_need: str | None = None
 
 
 @dataclass

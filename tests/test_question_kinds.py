@@ -597,7 +597,10 @@ def test_who_asks_for_the_person_acted_on(need: str, whom: bool) -> None:
         ("How long ago did I fix the gate?", "latest"),
         ("Leading up to the move, what was the final film I watched?", "latest"),
         ("What's the latest date I was on Cairn Hill?", "latest"),
+        ("What was the next film I watched after the move?", "earliest"),
         # must not fire
+        ("What did I do the next day?", None),
+        ("What did I cook next to the stove?", None),
         ("What did I do at last?", None),
         ("What did I read last night?", None),
         ("When was the final exam?", None),

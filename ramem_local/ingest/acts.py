@@ -40,11 +40,10 @@ form cannot tell them apart, so a question about a person reads both (``retrieve
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
-REPORT, OTHER, PLAN, QUESTION, REQUEST, ANSWER = (
-    "report", "other", "plan", "question", "request", "answer")
-ACTS = (REPORT, OTHER, PLAN, QUESTION, REQUEST, ANSWER)
+from ..lexicon import lemmas as _lemmas
+from ..types import ANSWER, OTHER, PLAN, QUESTION, REPORT, REQUEST
+
 # The speaker of an assistant's turns (chat imports, the MCP server's assistant).
 ASSISTANT_SPEAKER = "assistant"
 
@@ -170,15 +169,3 @@ _OBJECT_OPENERS = frozenset("""
     something
 """.split())
 
-
-@lru_cache(maxsize=4096)
-def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    import lemminflect
-
-    return dict(lemminflect.getAllLemmas(word))
-
-
-def word_readings(word: str) -> set[str]:
-    """The parts of speech ``lemminflect``'s lexicon knows for a lower-case word ("NOUN",
-    "VERB", "ADJ", ...); empty for a word it does not know."""
-    return set(_lemmas(word))

@@ -51,6 +51,7 @@ from ..protocols import LLM
 from ..schemas import array, enum, nullable, obj, string
 from ..text import canonical_person, content_words
 from ..types import DAY, EventAnchor, LLMCall, RecallFrame, TimeRange
+from .frame import read_need
 from .question_kinds import (
     EARLIEST,
     LATEST,
@@ -189,6 +190,7 @@ def _merge_fields(frame: RecallFrame, proposal: dict, participants: Sequence[str
     need_accepted = _on_topic(need, frame.question) and not _names_the_anchor(need, frame)
     if need_accepted:  # else the deterministic need stays (the question less its time cue)
         frame.need = need
+        read_need(frame)
     persons, dropped = _known_persons(proposal.get("persons") or [], participants)
     frame.persons = _union(frame.persons, persons)
     not_places = {name.casefold() for name in participants}

@@ -15,13 +15,16 @@ from ..text import content_words, named_persons
 from ..types import EventAnchor, RecallFrame, SearchDefaults, TimeCue, TimeRange
 from .question_kinds import (
     asked_thing,
+    asks_about_saying,
     asks_how_many,
+    asks_whom,
     detect_order,
     find_event_anchor,
     find_event_range,
     is_counting,
     leaves_out_the_event,
     lists_since,
+    question_verbs,
     without_counting_words,
     without_order_words,
 )
@@ -141,7 +144,11 @@ def build_frame(
         frame.guard_reason = (f"time given by another event: {anchor.text!r} "
                               f"(relation {anchor.relation}); the event is searched first")
         frame.need = _without_order_and_count(frame.need, frame)
-        return frame
+        frame.event_need = _without_order_and_count(question, frame)
+        # what the question asks once the event gives its time ("What did I do the day
+        # after the move?" asks for nothing but that time)
+        frame.time_only = is_time_only(frame.need, [])
+        return read_need(frame)
     time_range = question_range(cues)
     if not cues:
         frame.guard, frame.guard_reason = "no_filter", "no temporal cue in the question"
@@ -168,6 +175,16 @@ def build_frame(
             # "I stayed up too late" and the date words pull every dated memory alike.
             frame.need = without_cues(question, [c for c in cues if c.range is not None])
     frame.need = _without_order_and_count(frame.need, frame)
+    return read_need(frame)
+
+
+def read_need(frame: RecallFrame) -> RecallFrame:
+    """Read the parts of ``frame.need`` that retrieval goes by (``RecallFrame.verbs``,
+    ``asks_whom``, ``about_saying``): once, here, and again wherever the need is replaced
+    (an analyzer's need), so that retrieval never reads the question's words itself."""
+    frame.verbs = sorted(question_verbs(frame.need))
+    frame.asks_whom = asks_whom(frame.need)
+    frame.about_saying = asks_about_saying(frame.question)
     return frame
 
 
@@ -213,12 +230,6 @@ def _without_order_and_count(need: str, frame: RecallFrame) -> str:
     if frame.order is not None or frame.counting:
         frame.thing = asked_thing(need)
     return need
-
-
-def need_with_the_event(frame: RecallFrame) -> str:
-    """The need as it reads with the event's words kept ("What did I eat while I was in
-    Belém?"): for a question whose event grounds no time, searched by its content alone."""
-    return _without_order_and_count(frame.question, frame)
 
 
 def _tidy(text: str) -> str:

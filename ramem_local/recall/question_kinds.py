@@ -108,6 +108,9 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                         rf"most\s+recent|previous){_ORDERED_THING}", _FLAGS)),
     # "the final film I watched before the move" (not "the final exam", a thing's name)
     (LATEST, re.compile(rf"\b(?:the|my|our)\s+final{_ORDERED_THING_IN_A_CLAUSE}", _FLAGS)),
+    # "the next film I watched after the move": the first after it (not "the next day")
+    (EARLIEST, re.compile(rf"\b(?:the|my|our)\s+next{_ORDERED_THING_IN_A_CLAUSE}"
+                          r"(?=.*\b(?:after|following|once|since)\b)", _FLAGS)),
     (EARLIEST, re.compile(rf"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:first|"
                           rf"earliest){_ORDERED_THING}", _FLAGS)),
     # "Which dish did I cook first?", "Which band did I see live last before the trip?": the
@@ -126,7 +129,7 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _ORDER_WORDS = re.compile(
     r"\b(?:for\s+)?(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|first|most\s+recent)"
     r"\s+time\b|\bmost\s+recently\b|\bhow\s+long\s+ago\b|" + _HOW_LONG_SINCE + r"|"
-    r"\b(?:very\s+)?(?:latest|earliest|most\s+recent|previous|final|last|first)\b",
+    r"\b(?:very\s+)?(?:latest|earliest|most\s+recent|previous|final|next|last|first)\b",
     _FLAGS,
 )
 
@@ -263,7 +266,7 @@ def asked_thing(need: str) -> str | None:
 def _names_a_thing(word: str) -> bool:
     """Whether a word can name a thing: a noun, or a word the lexicon does not know (a name,
     "shakshuka"); not "live" in "see the band live"."""
-    from ..ingest.acts import word_readings
+    from ..lexicon import word_readings
 
     readings = word_readings(word.lower())
     return not readings or "NOUN" in readings or "PROPN" in readings
