@@ -64,6 +64,8 @@ if TYPE_CHECKING:
     from .protocols import Embedder
 
 DEFAULT_DEPTH = 25
+# What shows what a kind of report looks like: every statement, not only what the writer did.
+STATEMENTS = (REPORT, OTHER, PLAN)
 DEFAULT_CANDIDATES = 200
 # A counting question lists every match, up to this many (the response says when more match).
 COUNT_CAP = 100
@@ -127,8 +129,8 @@ class RetrievalSettings:
     # "Multi-step questions".
     kind_neighbourhood: float = 0.05
     # The report of an event ("the day after Aisha's wedding") is, among those sharing a word
-    # with its phrase, the closest in meaning (else the first by fused rank): measured on vs
-    # off in docs/questions.md.
+    # with its phrase, one far closer in meaning than the first by fused rank when there is
+    # one: measured on vs off in results/natural-journal.txt.
     anchor_by_meaning: bool = True
     # What kind of report an order or a count asks about is read by a walk over the bank's
     # words from the question's closest memories (``kinds``); off: the order goes by the
@@ -354,7 +356,7 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     from .names import names_a_person_as_object
 
     happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
-                            conversation_id, acts=(REPORT, OTHER, PLAN))
+                            conversation_id, acts=STATEMENTS)
     whom = frame.asks_whom
     return sorted(context, key=lambda c: (
         c.tier if c.tier is not None else 0, c.memory.id not in happened,
@@ -422,6 +424,8 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     if anchor.relation == "stay":
         return stay_arrival(store, anchor, frame=frame, settings=settings,
                             conversation_id=conversation_id)
+    if anchor.trip and _a_person(store, anchor.phrase, conversation_id):
+        anchor.trip = False  # "since Caroline": a person, not a place
     if anchor.trip:
         if stay_arrival(store, anchor, frame=frame, settings=settings,
                         conversation_id=conversation_id):
@@ -455,28 +459,30 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
             break
     if not reports:
         return False
+    best = reports[0]
+    # Close: less than one rank step of one list apart (RRF scores are compressed: the first
+    # and the second of both lists differ by 1.6%, so a ratio would call every pair close).
+    step = 1 / (settings.kappa + 1) - 1 / (settings.kappa + 2)
+    close = [row for row in reports[1:] if (row.rrf or 0) > (best.rrf or 0) - step
+             and abs(happened[row.id] - happened[best.id]) >= DAY]
     if vector is not None and settings.anchor_by_meaning:
-        # Among the reports sharing a word with the phrase, the one closest in meaning: a
-        # short report of the same person shares the words as well ("Long lunch with
-        # Aisha" for "Aisha's wedding", beside "Aisha got married today").
+        # A report far closer in meaning than the first by fused rank is the event: a short
+        # report of the same person shares the words as well and ranks first by them ("Long
+        # lunch with Aisha" for "Aisha's wedding", beside "Aisha got married today").
         closeness = _closeness(store, vector, [row.id for row in reports])
-        reports = sorted(reports, key=lambda row: -closeness.get(row.id, -1.0))
-        best = reports[0]
-        close = [row for row in reports[1:]
-                 if closeness.get(row.id, -1.0) > closeness.get(best.id, -1.0) - ANCHOR_CLOSE
-                 and abs(happened[row.id] - happened[best.id]) >= DAY]
-    else:
-        best = reports[0]
-        # Close: less than one rank step of one list apart (RRF scores are compressed: the
-        # first and the second of both lists differ by 1.6%, so a ratio would call every pair
-        # close).
-        step = 1 / (settings.kappa + 1) - 1 / (settings.kappa + 2)
-        close = [row for row in reports[1:] if (row.rrf or 0) > (best.rrf or 0) - step
-                 and abs(happened[row.id] - happened[best.id]) >= DAY]
+        meant = max(reports, key=lambda row: closeness.get(row.id, -1.0))
+        if closeness.get(meant.id, -1.0) > closeness.get(best.id, -1.0) + ANCHOR_MEANING:
+            best, close = meant, []
     anchor.memory_id, anchor.time = best.id, happened[best.id]
     anchor.confident = not close
     anchor.candidates = {row.id: happened[row.id] for row in [best, *close]} if close else {}
     return True
+
+
+def _a_person(store: Store, name: str, conversation_id: int | None) -> bool:
+    """Whether ``name`` is someone who speaks in the conversation (the persons ingest reads
+    in what is said hold places too: a city named again and again reads as a name)."""
+    return name.casefold() in _speaking(store, conversation_id)
 
 
 def _sharing_a_word(store: Store, phrase: str, memory_ids: Sequence[int]) -> set[int]:
@@ -489,8 +495,9 @@ def _sharing_a_word(store: Store, phrase: str, memory_ids: Sequence[int]) -> set
             if wanted & {lemma(word) for word in content_words(without_speaker(record.content))}}
 
 
-# Two reports of an event closer than this in cosine to its phrase are equally likely.
-ANCHOR_CLOSE = 0.05
+# A report of an event this much closer in cosine to its phrase than the first by fused rank
+# is the event (``find_anchor_memory``).
+ANCHOR_MEANING = 0.1
 
 
 def _naming_its_numbers(store: Store, phrase: str,
@@ -793,11 +800,11 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
     if dense and kind:
         found = reports(None)
         of_kind = [(i, when) for i, when in found if kind.get(i, -1e9) >= KIND_BAR]
-        rest = sorted((pair for pair in found if kind.get(pair[0], -1e9) < KIND_BAR),
-                      key=lambda pair: -kind.get(pair[0], -1e9))
         trace.notes.append(f"order: {len(of_kind)} reports of the kind asked about (read from "
                            f"the bank's words), {order} first")
-        return _rows([*of_kind, *rest][:settings.k])
+        # half the list at most: the range's reports by relevance follow (what the kind
+        # missed is more often among them than among the kind's older reports)
+        return _rows(of_kind[:max(1, settings.k // 2)])
     trace.notes.append("order: no report holds the question's words; relevance order")
     return []
 
@@ -1183,7 +1190,8 @@ def word_examples(frame: RecallFrame, terms: Sequence[str],
         return []
     return [memory_id for memory_id, _ in occurrences(
         fts_query=" OR ".join(map(_quoted, terms)), happened_from=_EARLIEST_TIME,
-        happened_until=frame.reference_time + 1, newest_first=True, limit=WORD_EXEMPLARS)]
+        happened_until=frame.reference_time + 1, newest_first=True, limit=WORD_EXEMPLARS,
+        acts=STATEMENTS)]
 
 
 def counted_word_examples(store: Store, frame: RecallFrame, settings: RetrievalSettings,
@@ -1271,7 +1279,10 @@ def kind_exemplars(store: Store, query: Query, frame: RecallFrame, settings: Ret
     pool = replace(settings, depth=max(settings.depth, EXEMPLAR_POOL))
     rows = content_list(store, Query(vector=query.vector, fts=None), pool, conversation_id,
                         frame.as_of, limit=pool.depth)
-    happened = report_times(store, [row.id for row in rows], frame, settings, conversation_id)
+    # What a report of the kind looks like: anyone's, planned or done ("Thinking of hiking
+    # Fox Valley" shows a hike as well as the hike does).
+    happened = report_times(store, [row.id for row in rows], frame, settings, conversation_id,
+                            acts=STATEMENTS)
     return [row.id for row in rows
             if happened.get(row.id, frame.reference_time + 1) <= frame.reference_time
             ][:KIND_EXEMPLARS]

@@ -104,15 +104,16 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (EARLIEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+earliest\b", _FLAGS)),
     # "the last film I saw", "my first hike after the move", "the very first meal we made":
     # the order word before what is asked about, when a clause or an event follows it.
-    (LATEST, re.compile(rf"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|latest|"
-                        rf"most\s+recent|previous){_ORDERED_THING}", _FLAGS)),
+    # (the writer's or the question's: "his first tournament" in a chat names one event)
+    (LATEST, re.compile(rf"\b(?:the|my|our)\s+(?:very\s+)?(?:last|latest|most\s+recent|"
+                        rf"previous){_ORDERED_THING}", _FLAGS)),
     # "the final film I watched before the move" (not "the final exam", a thing's name)
     (LATEST, re.compile(rf"\b(?:the|my|our)\s+final{_ORDERED_THING_IN_A_CLAUSE}", _FLAGS)),
     # "the next film I watched after the move": the first after it (not "the next day")
     (EARLIEST, re.compile(rf"\b(?:the|my|our)\s+next{_ORDERED_THING_IN_A_CLAUSE}"
                           r"(?=.*\b(?:after|following|once|since)\b)", _FLAGS)),
-    (EARLIEST, re.compile(rf"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:first|"
-                          rf"earliest){_ORDERED_THING}", _FLAGS)),
+    (EARLIEST, re.compile(rf"\b(?:the|my|our)\s+(?:very\s+)?(?:first|earliest)"
+                          rf"{_ORDERED_THING}", _FLAGS)),
     # "Which dish did I cook first?", "Which band did I see live last before the trip?": the
     # order word closing the clause of "did I ...".
     (LATEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+(?!last\b)[^,;?!.]*?\b"
@@ -120,7 +121,8 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (EARLIEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+(?!first\b)[^,;?!.]*?\b"
                           rf"(?<!\bat\s)first{_CLAUSE_CLOSES}", _FLAGS)),
     # "How long ago did I ...", "How long has it been since I saw Lena?": the latest time.
-    (LATEST, re.compile(r"\bhow\s+long\s+ago\b", _FLAGS)),
+    (LATEST, re.compile(r"\bhow\s+long\s+ago\s+(?:did|have|had|was|were)\s+"
+                        r"(?:i|we)\b", _FLAGS)),
     (LATEST, re.compile(rf"{_HOW_LONG_SINCE}", _FLAGS)),
 )
 
