@@ -228,6 +228,10 @@ def tuning_options(func: Callable) -> Callable:
                      help="Read what kind of report an order asks about ('the last film I "
                           "saw') by a walk over the bank's words from the question's closest "
                           "memories (docs/questions.md), or by the question's rarest word."),
+        click.option("--kind-in-range/--no-kind-in-range", default=defaults.kind_in_range,
+                     show_default=True,
+                     help="Inside a time range, rank each proximity tier by relevance and "
+                          "by the kind read from the bank's words together."),
     ]
 
     @functools.wraps(func)
@@ -239,9 +243,10 @@ def tuning_options(func: Callable) -> Callable:
                 speaker_name_weight: float, multi_step: bool, range_feedback: bool,
                 count_expansion: bool, count_by_verbs: bool,
                 kind_neighbourhood: float, anchor_by_meaning: bool, kind_walk: bool,
-                **kwargs: Any) -> Any:
+                kind_in_range: bool, **kwargs: Any) -> Any:
         tuning = SearchTuning(
             anchor_by_meaning=anchor_by_meaning, kind_walk=kind_walk,
+            kind_in_range=kind_in_range,
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
             speaker_name_weight=speaker_name_weight,
             multi_step=multi_step, range_feedback=range_feedback,

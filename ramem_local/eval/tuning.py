@@ -35,6 +35,7 @@ class SearchTuning:
     kind_neighbourhood: float = RetrievalSettings.kind_neighbourhood
     anchor_by_meaning: bool = RetrievalSettings.anchor_by_meaning
     kind_walk: bool = RetrievalSettings.kind_walk
+    kind_in_range: bool = RetrievalSettings.kind_in_range
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -68,6 +69,8 @@ class SearchTuning:
             parts.append("event anchors by fused rank")
         if not self.kind_walk:
             parts.append("no kind walk (orders by the rarest word)")
+        if self.kind_in_range != RetrievalSettings.kind_in_range:
+            parts.append("kind in range " + ("on" if self.kind_in_range else "off"))
         if not self.multi_step:
             parts.append("no multi-step (order, counts, event anchors off)")
         elif not self.count_expansion:
@@ -94,6 +97,7 @@ class SearchTuning:
             count_by_verbs=self.count_by_verbs, range_feedback=self.range_feedback,
             kind_neighbourhood=self.kind_neighbourhood,
             anchor_by_meaning=self.anchor_by_meaning, kind_walk=self.kind_walk,
+            kind_in_range=self.kind_in_range,
         )
 
     def frame(self, memory: Memory, question: str, *, mode: str,

@@ -74,18 +74,27 @@ _NOT_ORDER_AFTER = (
 # After "the last" / "my first": a thing asked about (not a time: "the last week", nor an
 # occasion's own day: "my first day at Brightwell"), then a clause about it or an event ("the
 # last film I saw", "my first hike after the move", "the last thing we cooked before ...").
+# A subject opening a clause, contracted or not: "I saw", "I'd seen", "we've been".
+_CLAUSE_SUBJECT = (r"(?:(?:that|which|who)\s+)?(?:i|we|you|he|she|they|(?-i:[A-Z])[\w'-]+)"
+                   r"(?:['’](?:d|ve|ll|m|re|s))?\s+\w")
 _ORDERED_THING = (
-    _NOT_ORDER_AFTER + r"(?!\s+(?:chapter|page|episode|orders?|thing\s+in|minute|moment|"
+    # "the last one I saw" (one before a clause), not "the last one of the cake"
+    r"(?!\s+(?:one|ones)\b(?!\s+" + _CLAUSE_SUBJECT + r"))"
+    + _NOT_ORDER_AFTER.replace("|one|", "|") +
+    r"(?!\s+(?:chapter|page|episode|orders?|thing\s+in|minute|moment|"
     r"straw|word|resort|laugh|time)\b)"
     # "my first day at Brightwell" is an occasion; "the last day I saw Lena" an order
     r"(?!\s+(?:day|days|date)\b(?!\s+(?:that\s+|when\s+)?(?:i|we)\b))"
-    r"\s+(?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*"
-    r"(?=\s+(?:(?:that|which|who)\s+)?(?:i|we|you|he|she|they|[A-Z][\w'-]+)\s+\w|"
-    r"\s+(?:before|after|since|following|prior\s+to)\b|\s*[?.!]*\s*$)")
+    r"(?:\s+(?:[a-z][\w'-]*\s+){0,2}?[a-z][\w'-]*(?=\s+" + _CLAUSE_SUBJECT + r"|"
+    r"\s+(?:before|after|since|following|prior\s+to)\b|\s*[?.!]*\s*$)"
+    # "the last I cooked", "the first we saw": the clause at once
+    r"|(?=\s+" + _CLAUSE_SUBJECT + r"))")
 _ORDERED_THING_IN_A_CLAUSE = _ORDERED_THING.replace(r"|\s*[?.!]*\s*$)", ")")
+assert _ORDERED_THING_IN_A_CLAUSE != _ORDERED_THING
 # The end of a clause after a closing order word: "... first?", "... last before the trip".
 _CLAUSE_CLOSES = (r"(?=\s*(?:[,;?.!]|$)|\s+(?:before|after|since|following|once|prior\s+to|"
                   r"of\s+all)\b)")
+_NEXT_TO_AN_EVENT = r"(?=\s+(?:before|after|since|following|once|prior\s+to)\b)"
 # "How long has it been since I saw Lena?", "How long since we last met?": asks for the latest
 # time, not for what came after (no open range "since I saw Lena").
 _HOW_LONG_SINCE = (r"\bhow\s+long\s+(?:has\s+it\s+been|had\s+it\s+been|is\s+it|was\s+it|"
@@ -120,6 +129,19 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
                         rf"(?<!\bat\s)last{_CLAUSE_CLOSES}", _FLAGS)),
     (EARLIEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+(?!first\b)[^,;?!.]*?\b"
                           rf"(?<!\bat\s)first{_CLAUSE_CLOSES}", _FLAGS)),
+    # "Which film came first after the move?", "which hike was last before the trip"
+    (EARLIEST, re.compile(r"\b(?:came|come|was|were)\s+first" + _NEXT_TO_AN_EVENT, _FLAGS)),
+    (LATEST, re.compile(r"\b(?:came|come|was|were)\s+last" + _NEXT_TO_AN_EVENT, _FLAGS)),
+    # "for the final time", "the final time I cooked"
+    (LATEST, re.compile(r"\b(?:the|my|our)\s+final\s+time\b", _FLAGS)),
+    # "Last film I saw before the trip?", "First hike after the move?": a question that
+    # opens with its order word
+    (LATEST, re.compile(r"^\W*(?:last|latest|most\s+recent)\s+[a-z][\w'-]*"
+                        r"(?:\s+[a-z][\w'-]*)?(?=\s+" + _CLAUSE_SUBJECT + r"|\s+(?:before|"
+                        r"prior\s+to)\b)", _FLAGS)),
+    (EARLIEST, re.compile(r"^\W*(?:first|earliest)\s+[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?"
+                          r"(?=\s+" + _CLAUSE_SUBJECT + r"|\s+(?:after|following|since)\b)",
+                          _FLAGS)),
     # "How long ago did I ...", "How long has it been since I saw Lena?": the latest time.
     (LATEST, re.compile(r"\bhow\s+long\s+ago\s+(?:did|have|had|was|were)\s+"
                         r"(?:i|we)\b", _FLAGS)),
@@ -131,7 +153,8 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 _ORDER_WORDS = re.compile(
     r"\b(?:for\s+)?(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|first|most\s+recent)"
     r"\s+time\b|\bmost\s+recently\b|\bhow\s+long\s+ago\b|" + _HOW_LONG_SINCE + r"|"
-    r"\b(?:very\s+)?(?:latest|earliest|most\s+recent|previous|final|next|last|first)\b",
+    r"\b(?:very\s+)?(?:latest|earliest|most\s+recent|previous|final|next|last|first|"
+    r"soonest)\b",
     _FLAGS,
 )
 

@@ -122,31 +122,36 @@ class Forgetting(StorePart):
         """Of ``candidates`` (names as a question says them: "lena", "peter parker"), those a
         memory of the conversation (or of the bank) names, each as the memory spells it.
 
-        Each candidate is one phrase query on the FTS index's ``persons`` column (an index
-        lookup, whatever the size of the bank), then checked against the persons of up to
-        ``PERSON_ROWS_CHECKED`` matching memories: only a person whose words are the
-        candidate's counts (``names.name_words``: the stemmer lets "lenas" match "Lena", and
-        "parker" matches "Peter Parker")."""
+        Looked up in the index of the persons the memories name (``_person_index``: their
+        ``names.name_words``, so that "lenas" finds "Lena" and "parker" does not find "Peter
+        Parker"), built once and kept until a memory is added or removed: a question reads
+        many candidates, and one query each cost milliseconds per search."""
+        index = self._person_index(conversation_id)
         found: dict[str, None] = {}
         for candidate in candidates:
-            wanted = name_words(candidate)
-            if not wanted:
-                continue
-            rows = self.db.execute(
-                """
-                SELECT m.persons FROM memories_fts JOIN memories AS m ON m.id = memories_fts.rowid
-                WHERE memories_fts MATCH :query
-                  AND (:conversation_id IS NULL OR m.conversation_id = :conversation_id)
-                LIMIT :rows
-                """,
-                {"query": "{persons} : " + _phrase(candidate),
-                 "conversation_id": conversation_id, "rows": PERSON_ROWS_CHECKED})
-            for (joined,) in rows:
-                named = next((p for p in joined.split("; ") if name_words(p) == wanted), None)
-                if named is not None:
-                    found.setdefault(named, None)
-                    break
+            wanted = tuple(name_words(candidate))
+            if wanted and wanted in index:
+                found.setdefault(index[wanted], None)
         return list(found)
+
+    def _person_index(self, conversation_id: int | None) -> dict[tuple[str, ...], str]:
+        """{name words: the first spelling met} of the persons the memories of a
+        conversation (or of the bank) name, cached by ``memories_key``."""
+        key = (self.memories_key(), conversation_id)
+        cached = getattr(self, "_person_index_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        index: dict[tuple[str, ...], str] = {}
+        for (joined,) in self.db.execute(
+                "SELECT persons FROM memories "
+                "WHERE persons != '' AND (?1 IS NULL OR conversation_id = ?1) ORDER BY id",
+                (conversation_id,)):
+            for name in joined.split("; "):
+                words = tuple(name_words(name))
+                if words:
+                    index.setdefault(words, name)
+        self._person_index_cache = (key, index)
+        return index
 
     def turn_memories_saying(self, conversation_id: int, name: str
                              ) -> list[tuple[int, list[str], str]]:

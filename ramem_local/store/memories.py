@@ -378,11 +378,13 @@ class MemoryTables(StorePart):
             (f"persons : ({quoted})",)).fetchone() is not None
 
     def memories_key(self) -> tuple[int, int, int]:
-        """A key that changes whenever memories are added or removed: (count, largest id, sum
-        of ids). What is built from every memory (``kinds.term_graph``) is kept by it."""
-        count, largest, total = one_row(self.db.execute(
-            "SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0) FROM memories"))
-        return int(count), int(largest), int(total)
+        """A key that changes whenever memories are added or removed, and costs microseconds:
+        the largest memory id, SQLite's ``data_version`` (changed by another connection's
+        commit) and this connection's count of rows it changed. What is built from every
+        memory (``kinds.term_graph``, the person index) is kept by it."""
+        (largest,) = one_row(self.db.execute("SELECT coalesce(max(id), 0) FROM memories"))
+        (version,) = one_row(self.db.execute("PRAGMA data_version"))
+        return int(largest), int(version), int(self.db.total_changes())
 
     def memory_texts(self) -> list[tuple[int, str]]:
         """(id, content) of every memory but the assistant's answers, in id order."""
