@@ -146,6 +146,14 @@ class RetrievalSettings:
     # Inside a time range, the kind read from the bank's words joins the ranking of each
     # proximity tier (``_by_kind_in_tiers``): measured on vs off, results/natural-journal.txt.
     kind_in_range: bool = False
+    # Proximity as a prior, not a wall: inside the filter, relevance and closeness in time
+    # are fused (retrieval_sql.SESSION_OVERLAP); off, every memory said inside the range comes
+    # before any told a few days off it. Measured on vs off, results/locomo-folds.txt.
+    proximity_prior: bool = False
+    # Inside the range the lexical list also holds the question's own time words ("What did
+    # Nate do last weekend?": "weekend"), the dense query not: measured on vs off,
+    # results/locomo-folds.txt.
+    time_words_in_range: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in SEARCH_MODES:
@@ -180,10 +188,12 @@ def dedup_first(*lists: Iterable[Candidate]) -> list[Candidate]:
 
 @dataclass(frozen=True)
 class Query:
-    """What both lists search with: the encoded need and its sanitised FTS5 expression."""
+    """What both lists search with: the encoded need and its sanitised FTS5 expression; inside
+    the range, the lexical list also holds the question's own time words (``range_fts``)."""
 
     vector: np.ndarray | None
     fts: str | None
+    range_fts: str | None = None
 
 
 def content_list(
@@ -236,7 +246,8 @@ def context_list(
                            f"{KIND_EXEMPLARS} reports closest to it share")
     by_kind = settings.kind_in_range and query.vector is not None and store.has_vectors()
     fused = store.session_overlap_candidates(
-        query_vector=vector, fts_query=query.fts, raw_range=frame.time_range,
+        query_vector=vector, fts_query=query.range_fts or query.fts,
+        raw_range=frame.time_range,
         wide_range=frame.widened_range, depth=settings.depth,
         limit=settings.depth if by_kind else settings.k,
         kappa=settings.kappa, neighbour_weight=settings.neighbour_weight,
@@ -244,6 +255,7 @@ def context_list(
         fill_missing_ranks=settings.fill_missing_ranks, conversation_id=conversation_id,
         exclude_turns=settings.exclude_turns, dense_index=settings.dense_index,
         candidates=settings.candidates, written_by=frame.as_of,
+        proximity_prior=settings.proximity_prior,
     )
     if by_kind:
         fused = _by_kind_in_tiers(store, query, frame, settings, conversation_id, fused, trace)
@@ -320,7 +332,9 @@ def retrieve(
         query_vector = centred_query(query_vector, store.mean_vector())
     if embedder is None:
         trace.notes.append("no embedder: BM25 only")
-    query = Query(vector=query_vector, fts=fts_match_query(frame.need, frame.keywords))
+    query = Query(vector=query_vector, fts=fts_match_query(frame.need, frame.keywords),
+                  range_fts=fts_match_query(frame.need, [*frame.keywords, *frame.time_words])
+                  if settings.time_words_in_range and frame.time_words else None)
     trace.timings_ms["embed_query"] = _ms_since(started)
 
     started = time.perf_counter()
@@ -392,8 +406,11 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
                             conversation_id, acts=STATEMENTS)
     whom = frame.asks_whom
+    # With proximity a prior the list's order already weighs closeness in time: reports go
+    # first in it as it stands, not tier by tier.
+    by_tier = not settings.proximity_prior
     return sorted(context, key=lambda c: (
-        c.tier if c.tier is not None else 0, c.memory.id not in happened,
+        (c.tier if c.tier is not None else 0) if by_tier else 0, c.memory.id not in happened,
         whom and not names_a_person_as_object(c.memory.content)))
 
 

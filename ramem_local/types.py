@@ -260,6 +260,10 @@ class RecallFrame:
     # acted on ("Who did I go to see?"), whether it asks about what was said rather than done
     # ("What did the assistant suggest?"). Retrieval reads these, never the question's words.
     verbs: list[str] = field(default_factory=list)
+    # The question's own time words, for the lexical list inside its range only: a turn says
+    # "last weekend" or "yesterday" as the question does ("weekend", "yesterday"; not "late"
+    # in "late November": ``recall.frame.time_words``).
+    time_words: list[str] = field(default_factory=list)
     asks_whom: bool = False
     about_saying: bool = False
     # A question whose time is another event: its need with the event's words, searched when

@@ -36,6 +36,8 @@ class SearchTuning:
     anchor_by_meaning: bool = RetrievalSettings.anchor_by_meaning
     kind_walk: bool = RetrievalSettings.kind_walk
     kind_in_range: bool = RetrievalSettings.kind_in_range
+    proximity_prior: bool = RetrievalSettings.proximity_prior
+    time_words_in_range: bool = RetrievalSettings.time_words_in_range
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -69,6 +71,11 @@ class SearchTuning:
             parts.append("event anchors by fused rank")
         if not self.kind_walk:
             parts.append("no kind walk (orders by the rarest word)")
+        if self.time_words_in_range != RetrievalSettings.time_words_in_range:
+            parts.append("time words in the range's lexical list "
+                         + ("on" if self.time_words_in_range else "off"))
+        if self.proximity_prior != RetrievalSettings.proximity_prior:
+            parts.append("proximity " + ("a prior" if self.proximity_prior else "a wall"))
         if self.kind_in_range != RetrievalSettings.kind_in_range:
             parts.append("kind in range " + ("on" if self.kind_in_range else "off"))
         if not self.multi_step:
@@ -97,7 +104,8 @@ class SearchTuning:
             count_by_verbs=self.count_by_verbs, range_feedback=self.range_feedback,
             kind_neighbourhood=self.kind_neighbourhood,
             anchor_by_meaning=self.anchor_by_meaning, kind_walk=self.kind_walk,
-            kind_in_range=self.kind_in_range,
+            kind_in_range=self.kind_in_range, proximity_prior=self.proximity_prior,
+            time_words_in_range=self.time_words_in_range,
         )
 
     def frame(self, memory: Memory, question: str, *, mode: str,

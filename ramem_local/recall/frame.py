@@ -75,6 +75,25 @@ def without_cues(question: str, cues: Sequence[TimeCue]) -> str:
     return _DANGLING_COMMA.sub(r"\1", tidied).strip()
 
 
+# Words of a time cue that only shape it ("late November", "two weeks ago", "the first half
+# of May"): no turn that tells of that time need say them, and many say them of other things
+# ("I stayed up too late").
+CUE_MODIFIERS = frozenset("""
+    late early mid beginning start middle end first second third fourth fifth last half
+    ago back past previous coming upcoming recent recently lately couple few several around
+    about ish whole entire
+""".split())
+
+
+def time_words(cue_text: str) -> list[str]:
+    """The words of a time cue a turn telling of that time may say too: "weekend" in "last
+    weekend", "yesterday", "november" in "late November", "2010"; not its modifiers
+    (``CUE_MODIFIERS``), stopwords, or a day's number ("on 9 June": "june")."""
+    return [word for word in content_words(cue_text) if word not in CUE_MODIFIERS
+            and not (word.isdigit() and len(word) < 4)
+            and not (word[:-2].isdigit() and word[-2:] in ("st", "nd", "rd", "th"))]
+
+
 def is_time_only(question: str, cues: Sequence[TimeCue]) -> bool:
     """Whether the question asks for nothing but a time: no content word outside its cues."""
     return all(word in WHAT_HAPPENED_WORDS for word in content_words(without_cues(question, cues)))
@@ -169,6 +188,7 @@ def build_frame(
         frame.widened_range = time_range.widened(buffer_days, buffer_after_days)
         frame.guard = "filter"
         frame.guard_reason = f"cue {used.text!r} ({used.rule}) grounded"
+        frame.time_words = time_words(used.text)
         frame.time_only = is_time_only(question, cues)
         if not frame.time_only:
             # The filter carries the time; left in the need, "late" in "late November" matches

@@ -516,11 +516,13 @@ class MemoryTables(StorePart):
         dense_index: str = "exact",
         candidates: int = 200,
         written_by: int | None = None,
+        proximity_prior: bool = False,
     ) -> list[RankedRow]:
         """The context list, filter first: both source lists are drawn from the memories whose
         session span or event range overlaps ``wide_range``, fused there, and ordered by
-        proximity tier to ``raw_range``, then fused rank. The dense candidates are drawn as
-        the content list's, from inside the filter."""
+        proximity tier to ``raw_range``, then fused rank (with ``proximity_prior``: by the
+        fusion of relevance and proximity, ``retrieval_sql.SESSION_OVERLAP``). The dense
+        candidates are drawn as the content list's, from inside the filter."""
         with_dense = query_vector is not None and self.has_vectors()
         with_lexical = bool(fts_query)
         if not with_dense and not with_lexical:
@@ -541,6 +543,7 @@ class MemoryTables(StorePart):
             "depth": depth, "limit": limit, "kappa": kappa,
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "event_time_first": int(event_time_first), "written_by": written_by,
+            "proximity_prior": int(proximity_prior),
             **_range_params(raw_range, wide_range),
         })
 

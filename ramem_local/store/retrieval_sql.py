@@ -164,16 +164,27 @@ ORDER BY fused_rank
 LIMIT :limit
 """
 
+# Proximity as a prior (:proximity_prior): the list is the reciprocal-rank fusion of the
+# candidates' relevance (fused rank) and their proximity (their place in tier order, then
+# relevance), so that the range's best match told a few days off it outranks weaker memories
+# said inside it; off, tier order then relevance (a wall).
 SESSION_OVERLAP = """
 WITH {fusion},
 placed AS (
     SELECT ordered.*, {placement}
     FROM ordered JOIN memories AS m ON m.id = ordered.id
+),
+tiered AS (
+    SELECT placed.*, {tier} AS tier,
+           row_number() OVER (ORDER BY {tier}, fused_rank) AS proximity_rank
+    FROM placed
 )
-SELECT id, rrf, dense_rank, bm25_rank, fused_rank,
-       {tier} AS tier, gap_seconds / 86400.0 AS gap_days
-FROM placed
-ORDER BY tier, fused_rank
+SELECT id, rrf, dense_rank, bm25_rank, fused_rank, tier, gap_seconds / 86400.0 AS gap_days
+FROM tiered
+ORDER BY CASE WHEN :proximity_prior
+              THEN -(1.0 / (:kappa + fused_rank) + 1.0 / (:kappa + proximity_rank))
+              ELSE tier END,
+         tier, fused_rank
 LIMIT :limit
 """
 
