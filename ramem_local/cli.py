@@ -232,6 +232,14 @@ def tuning_options(func: Callable) -> Callable:
                      show_default=True,
                      help="Inside a time range, rank each proximity tier by relevance and "
                           "by the kind read from the bank's words together."),
+        click.option("--proximity-prior/--proximity-wall", default=defaults.proximity_prior,
+                     show_default=True,
+                     help="Inside a time range, fuse closeness in time with relevance, or put "
+                          "every memory said inside the range before those told days off it."),
+        click.option("--time-words-in-range/--no-time-words-in-range",
+                     default=defaults.time_words_in_range, show_default=True,
+                     help="Inside a time range, the lexical list also holds the question's "
+                          "own time words ('weekend' for 'last weekend')."),
     ]
 
     @functools.wraps(func)
@@ -243,10 +251,12 @@ def tuning_options(func: Callable) -> Callable:
                 speaker_name_weight: float, multi_step: bool, range_feedback: bool,
                 count_expansion: bool, count_by_verbs: bool,
                 kind_neighbourhood: float, anchor_by_meaning: bool, kind_walk: bool,
-                kind_in_range: bool, **kwargs: Any) -> Any:
+                kind_in_range: bool, proximity_prior: bool, time_words_in_range: bool,
+                **kwargs: Any) -> Any:
         tuning = SearchTuning(
             anchor_by_meaning=anchor_by_meaning, kind_walk=kind_walk,
-            kind_in_range=kind_in_range,
+            kind_in_range=kind_in_range, proximity_prior=proximity_prior,
+            time_words_in_range=time_words_in_range,
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
             speaker_name_weight=speaker_name_weight,
             multi_step=multi_step, range_feedback=range_feedback,
