@@ -351,8 +351,7 @@ def retrieve(
         counted = counted_list(store, query, frame, settings, conversation_id, trace)
         first_rows, count, closest_rows = counted.rows, counted.count, counted.closest
     elif multi_step and frame.order is not None:
-        first_rows = ordered_list(store, frame, settings, conversation_id, trace, query,
-                                  embedder)
+        first_rows = ordered_list(store, frame, settings, conversation_id, trace, query)
     trace.timings_ms["sql"] = _ms_since(started)
 
     memories = store.get_memories([r.id for r in (*first_rows, *closest_rows, *context_rows,
@@ -783,8 +782,7 @@ def _quoted(term: str) -> str:
 
 def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
                  conversation_id: int | None, trace: Trace,
-                 query: Query | None = None,
-                 embedder: Embedder | None = None) -> list[RankedRow]:
+                 query: Query | None = None) -> list[RankedRow]:
     """"When did I last / first ...": the reports of what is asked, by when they happened,
     latest at or before the reference time first (or earliest first), inside the frame's
     range when it has one (``_occurrence_window``: "the last film I saw before the trip");
@@ -792,10 +790,13 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
 
     What is asked is read in turn: a name the need holds ("Fox Valley", "Night Harbor",
     "Lena": ``_names_asked_about``), found as a phrase (a person's reports include what
-    others did with them: "Lena came round for dinner"); else, with a dense ``query``, the
-    kind the question asks about (``kinds``: the reports the walk from the question reaches
-    at least ``KIND_BAR``), then the range's other reports by kind score; else (no vectors)
-    the need's rarest word some report holds."""
+    others did with them: "Lena came round for dinner"); the thing its verb takes ("cook
+    shakshuka": ``RecallFrame.thing``), by its rarest word; else, with a dense ``query``, the
+    kind of doing the question asks about (``question_kind``: the reports the walk over the
+    bank's words reaches at least ``KIND_BAR``; "the last film I saw"); else (no vectors, a
+    bank too small for the walk) the need's rarest word some report holds. Among the reports
+    naming a thing, time alone orders: reading which of them do what is asked (by the walk
+    without the name) put the answer first less often (results/natural-journal.txt)."""
     latest = frame.order != EARLIEST
     start, end = _occurrence_window(frame)
     speakers = _speakers(store, frame, conversation_id)
@@ -809,48 +810,25 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
             acts=acts)
 
     order = "latest" if latest else "earliest"
-    dense = (settings.kind_walk and query is not None and query.vector is not None
-             and store.has_vectors())
-    kind = question_kind(store, query, frame, settings, conversation_id) \
-        if dense and query is not None else {}
-
-    def of_the_kind_first(found: list[tuple[int, int]], named: str) -> list[tuple[int, int]]:
-        """The reports naming ``named`` that do what the question asks first: read by the
-        walk from the question without the name, which every one of them holds ("When did
-        I last walk Fox Valley?" is about walking, not about "Bought a map of Fox
-        Valley")."""
-        doing = _doing_kind(store, embedder, frame, settings, conversation_id, named) \
-            if dense else {}
-        if not doing:
-            return found
-        return sorted(found, key=lambda pair: doing.get(pair[0], -1e9) < KIND_BAR)
-
     for name in _names_asked_about(store, frame, conversation_id):
-        if store.names_a_person(name):
-            # What was done with a person reads like what was heard of them ("Lena came
-            # round for dinner", "Lena called"); the walk from the question, all of whose
-            # closest memories name her, tells them apart no better than time does.
-            found = reports(_quoted(name), (REPORT, OTHER), settings.k)
-            if found:
-                trace.notes.append(f"order: the reports naming {name!r}, {order} first")
-                return _rows(found)
-            continue
-        found = reports(_quoted(name))
+        # What was done with a person reads like what was heard of them ("Lena came round
+        # for dinner", "Lena called"): a person's reports include others' doings.
+        person = store.names_a_person(name)
+        found = reports(_quoted(name), (REPORT, OTHER) if person else (REPORT,), settings.k)
         if found:
-            trace.notes.append(f"order: the reports of {name!r}, those doing what is asked "
-                               f"{order} first")
-            return _rows(of_the_kind_first(found, name)[:settings.k])
-    thing_terms = [t for t in occurrence_terms(store, frame)
-                   if frame.thing is not None and t in content_words(frame.thing)]
-    for term in thing_terms if dense and kind else occurrence_terms(store, frame):
-        found = reports(_quoted(term))
+            trace.notes.append(f"order: the reports naming {name!r}, {order} first")
+            return _rows(found)
+    kind = question_kind(store, query, frame, settings, conversation_id) \
+        if settings.kind_walk and query is not None else {}
+    thing_words = content_words(frame.thing) if frame.thing is not None else []
+    terms = occurrence_terms(store, frame)
+    for term in [t for t in terms if t in thing_words] if kind else terms:
+        found = reports(_quoted(term), limit=settings.k)
         if found:
-            trace.notes.append(f"order: the reports of {term!r}, those doing what is asked "
-                               f"{order} first")
-            return _rows(of_the_kind_first(found, frame.thing or term)[:settings.k])
-    if dense and kind:
-        found = reports(None)
-        of_kind = [(i, when) for i, when in found if kind.get(i, -1e9) >= KIND_BAR]
+            trace.notes.append(f"order: the reports of {term!r}, {order} first")
+            return _rows(found)
+    if kind:
+        of_kind = [(i, when) for i, when in reports(None) if kind.get(i, -1e9) >= KIND_BAR]
         trace.notes.append(f"order: {len(of_kind)} reports of the kind asked about (read from "
                            f"the bank's words), {order} first")
         # In a short range (a month) half the list at most: the range's reports by relevance
@@ -862,29 +840,12 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
     return []
 
 
-def _doing_kind(store: Store, embedder: Embedder | None, frame: RecallFrame,
-                settings: RetrievalSettings, conversation_id: int | None,
-                named: str) -> dict[int, float]:
-    """The kind score of each memory (``question_kind``) for the question's need without the
-    words of ``named`` (the thing every candidate names); {} when nothing else is asked."""
-    if embedder is None:
-        return {}
-    rest = re.sub(rf"(?i)\b{re.escape(named)}\b", " ", frame.need)
-    if not content_words(rest):
-        return {}
-    vector = question_vector(store, embedder, rest, settings, conversation_id)
-    if settings.centre_query:
-        vector = centred_query(vector, store.mean_vector())
-    return question_kind(store, Query(vector=vector, fts=None), frame, settings,
-                         conversation_id)
-
-
 def question_kind(store: Store, query: Query, frame: RecallFrame, settings: RetrievalSettings,
                   conversation_id: int | None) -> dict[int, float]:
     """Each memory's kind score for the question (``kinds``): the walk over the bank's words
     from the memories closest to the (dense) query (``kinds.seed_count``), each weighed by
     its cosine; {} for a bank smaller than ``kinds.MIN_MEMORIES``."""
-    if query.vector is None:
+    if query.vector is None or not store.has_vectors():
         return {}
     graph = term_graph(store)
     if len(graph.ids) < MIN_MEMORIES:

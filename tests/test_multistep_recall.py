@@ -976,8 +976,7 @@ def test_the_last_time_is_found_by_the_name_the_question_holds(visits):
     response = visits.search("When did I last start reading The Silent Engine?",
                              as_of="2026-04-01")
     assert _contents(response)[0].endswith("Began The Silent Engine again on the train.")
-    assert ("order: the reports of 'Silent Engine', those doing what is asked latest "
-            "first") in response.trace.notes
+    assert "order: the reports naming 'Silent Engine', latest first" in response.trace.notes
 
 
 def test_a_count_of_a_named_thing_counts_the_reports_naming_it(visits):
