@@ -673,8 +673,8 @@ class Memory:
         return conversation_id
 
     def _is_journal_only(self, conversation_id: int | None) -> bool:
-        kinds = {c.kind for c in self.store.conversations()
-                 if conversation_id is None or c.id == conversation_id}
+        kinds = {kind for memory_conversation, kind in self.store.conversation_kinds()
+                 if conversation_id is None or memory_conversation == conversation_id}
         return kinds == {JOURNAL}
 
 

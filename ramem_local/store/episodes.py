@@ -57,6 +57,12 @@ class EpisodeTables(StorePart):
         )
         return [r[0] for r in rows]
 
+    def conversation_kinds(self) -> list[tuple[int, str]]:
+        """(id, kind) of every conversation: what a search asks of them (``conversations``
+        counts their sessions, turns and memories too, half a millisecond in a large bank)."""
+        return [(row[0], row[1]) for row in self.db.execute(
+            "SELECT id, kind FROM conversations ORDER BY id")]
+
     def conversations(self) -> list[ConversationSummary]:
         rows = self.db.execute(
             """
