@@ -51,6 +51,9 @@ MIN_MEMORIES = 300
 # A memory is of the kind when the walk is there at least e (2.7) times as often as at a memory
 # drawn at random: measured on the natural journal's dev months (results/natural-journal.txt).
 KIND_BAR = 1.0
+# ... and likely of it when it is there more often than at a memory drawn at random: an order
+# lists the first sure report, then every likely one in time order (results/natural-journal.txt).
+KIND_CHANCE = 0.0
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from .errors import InputError
-from .kinds import KIND_BAR, MIN_MEMORIES, seed_count, term_graph
+from .kinds import KIND_BAR, KIND_CHANCE, MIN_MEMORIES, seed_count, term_graph
 from .recall.question_kinds import (
     EARLIEST,
     LIGHT_VERBS,
@@ -828,9 +828,15 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
             trace.notes.append(f"order: the reports of {term!r}, {order} first")
             return _rows(found)
     if kind:
-        of_kind = [(i, when) for i, when in reports(None) if kind.get(i, -1e9) >= KIND_BAR]
-        trace.notes.append(f"order: {len(of_kind)} reports of the kind asked about (read from "
-                           f"the bank's words), {order} first")
+        # The first is the first sure of the kind (KIND_BAR); the rest every report the walk
+        # reaches more often than chance (KIND_CHANCE), in time order: the kind's reports the
+        # bank links less surely come next, not after the range's other reports.
+        found = reports(None)
+        sure = [(i, when) for i, when in found if kind.get(i, -1e9) >= KIND_BAR]
+        likely = [(i, when) for i, when in found if kind.get(i, -1e9) >= KIND_CHANCE]
+        of_kind = list(dict.fromkeys([*sure[:1], *likely]))
+        trace.notes.append(f"order: {len(sure)} reports surely of the kind asked about, "
+                           f"{len(likely)} likely (read from the bank's words), {order} first")
         # In a short range (a month) half the list at most: the range's reports by relevance
         # follow, and what the kind missed is among them; in a long one ("before the trip":
         # years) relevance says nothing of order, and the kind's next reports are the list.
