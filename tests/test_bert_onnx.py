@@ -469,11 +469,11 @@ def locomo_turns(path: Path, count: int) -> list[str]:
 
 
 @pytest.mark.real_model
-def test_packaged_minilm_converts_to_the_reference_export(converted_minilm, minilm_dir,
-                                                         locomo_dev):
+def test_packaged_minilm_converts_to_the_reference_export(converted_minilm,
+                                                         reference_minilm_dir, locomo_dev):
     from ramem_local.runtime.loading import open_embedder
 
-    reference = open_embedder(str(minilm_dir), converted_minilm.parent)
+    reference = open_embedder(str(reference_minilm_dir), converted_minilm.parent)
     converted = open_embedder(str(converted_minilm), converted_minilm.parent)
     assert converted.spec.max_length == reference.spec.max_length == 256
     turns = locomo_turns(locomo_dev, 250)
