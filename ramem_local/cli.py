@@ -129,6 +129,8 @@ class Context:
                 country=country,
                 create=create,
                 defaults=self.settings.search_defaults(),
+                default_embedder=self.settings.default_embedder,
+                announce=lambda line: click.echo(f"note: {line}", err=True),
             )
             for note in self._memory.notes if announce else self._memory.warnings:
                 click.echo(f"note: {note}", err=True)
@@ -772,6 +774,8 @@ def ask(context: Context, question: str, k: int | None, as_of: str | None, mode:
         click.echo(line)
     if memory.llm is None:
         click.echo("note: no --llm: showing the evidence instead of an answer", err=True)
+        if not answer.evidence:
+            click.echo("no memories match")
         counted = sum(c.list_name == "counted" for c in answer.evidence)
         for rank, candidate in enumerate(answer.evidence[:max(5, counted)], 1):
             for line in candidate_lines(candidate, rank, tz):
@@ -1310,10 +1314,11 @@ def eval_group() -> None:
 
 def _eval_embedder(settings: Settings) -> Any:
     """The embedder an evaluation runs with, or None (BM25 only, said on stderr)."""
-    from .models import open_embedder
+    from .models import DEFAULT_EMBEDDER, open_embedder
 
     if not settings.embedder:
-        click.echo("note: no --embedder: retrieval is BM25 only", err=True)
+        click.echo("note: no --embedder: retrieval is BM25 only (dense: --embedder "
+                   f"{DEFAULT_EMBEDDER}, or another of `ramem models list`)", err=True)
         return None
     return open_embedder(settings.embedder, settings.models_dir)
 

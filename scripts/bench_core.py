@@ -112,7 +112,7 @@ def main() -> None:
     rows: list[tuple[str, str]] = []
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as folder:
-        with Memory.open(Path(folder) / "bm25.db") as memory:
+        with Memory.open(Path(folder) / "bm25.db", default_embedder="none") as memory:
             report = memory.ingest(args.file)
             rows.append(("ingest, no embedder",
                          f"{report.turns_per_second:,.0f} turns/s "

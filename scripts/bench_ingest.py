@@ -85,7 +85,8 @@ def load_embedders(folder: Path) -> dict[tuple[str, int, int], OnnxEmbedder]:
 
 def sample_texts(path: Path) -> dict[str, list[str]]:
     """Each conversation's turn texts as ingest embeds them (from a bank without vectors)."""
-    with tempfile.TemporaryDirectory() as folder, Memory.open(Path(folder) / "t.db") as memory:
+    with tempfile.TemporaryDirectory() as folder, \
+            Memory.open(Path(folder) / "t.db", default_embedder="none") as memory:
         memory.ingest(path)
         return {c.name: [text for (text,) in memory.store.db.execute(
             "SELECT content FROM memories WHERE conversation_id = ? ORDER BY id", (c.id,))]

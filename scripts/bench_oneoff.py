@@ -104,7 +104,7 @@ def build_bank(folder: Path, embedder: Path) -> Path:
     journal = generate_journal(JournalSpec(years=YEARS))
     source = journal.write_jsonl(folder / f"journal-{YEARS}y.jsonl")
     started = time.perf_counter()
-    with Memory.open(bank, embedder=embedder, country=JOURNAL_COUNTRY,
+    with Memory.open(bank, default_embedder="none", embedder=embedder, country=JOURNAL_COUNTRY,
                      defaults=SearchDefaults()) as memory:
         memory.ingest(source)
     print(f"# built {bank}: {len(journal.entries)} entries, {len(journal.chat)} chat turns, "

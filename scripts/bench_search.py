@@ -50,7 +50,7 @@ def main() -> None:
         if not source.exists():
             source.write_text(json.dumps([sample]), encoding="utf-8")
         asked = questions.get(name, [])
-        with Memory.open(folder / f"{name}.db", embedder=args.embedder,
+        with Memory.open(folder / f"{name}.db", default_embedder="none", embedder=args.embedder,
                          defaults=SearchDefaults()) as memory:
             memory.ingest(source)
             for question in asked:

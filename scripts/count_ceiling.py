@@ -38,7 +38,7 @@ def oracle_exact(spec: JournalSpec, embedder: str | Path) -> tuple[int, dict[str
     exact = {"question alone": 0, "kind_direction": 0}
     with tempfile.TemporaryDirectory() as folder:
         source = journal.write_jsonl(Path(folder) / "journal.jsonl")
-        with Memory.open(Path(folder) / "bank.db", embedder=embedder,
+        with Memory.open(Path(folder) / "bank.db", default_embedder="none", embedder=embedder,
                          country=JOURNAL_COUNTRY) as memory:
             memory.ingest(source)
             store, encoder = memory.store, memory.embedder

@@ -494,9 +494,10 @@ def run(model: str, locomo: Path, *, models_dir: Path | None, threads: int,
           "threads": threads, "window_size": window_size})
     recorder = RecordingLLM(models.open_llm(model, models_dir, n_threads=threads))
     defaults = SearchDefaults()  # the library's values, not the user's settings
-    with Memory.open(work / "turns.db", embedder=embedder, country=LOCOMO_COUNTRY,
+    with Memory.open(work / "turns.db", default_embedder="none", embedder=embedder,
+                     country=LOCOMO_COUNTRY,
                      defaults=defaults) as turns, \
-            Memory.open(work / "both.db", embedder=embedder, llm=recorder,
+            Memory.open(work / "both.db", default_embedder="none", embedder=embedder, llm=recorder,
                         country=LOCOMO_COUNTRY, defaults=defaults) as memory:
         turns.ingest(subset, format="locomo")
         memory.ingest(subset, format="locomo")

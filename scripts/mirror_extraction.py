@@ -62,7 +62,7 @@ def main() -> None:
     parser.add_argument("--embedder", help="the banks' embedder (NAME or DIR)")
     args = parser.parse_args()
     for bank in args.banks:
-        with Memory.open(bank, embedder=args.embedder) as memory:
+        with Memory.open(bank, default_embedder="none", embedder=args.embedder) as memory:
             memory.llm = MirrorExtractor(memory)
             report = memory.extract(window_size=12, overlap=0)
             print(f"{bank.name}: {report.done} windows done, {report.failed} failed, "

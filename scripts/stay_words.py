@@ -165,7 +165,8 @@ def main() -> None:
             stem = args.bank_dir / f"stays-{years}y-seed{seed}"
             source = journal.write_jsonl(stem.with_suffix(".jsonl"))
             as_of = datetime.combine(journal.spec.end, time(23)).isoformat()
-            with Memory.open(stem.with_suffix(".db"), embedder=args.embedder,
+            with Memory.open(stem.with_suffix(".db"), default_embedder="none",
+                             embedder=args.embedder,
                              country=JOURNAL_COUNTRY) as memory:
                 memory.ingest(source)
                 for wording, question, evidence, first, last in asked:

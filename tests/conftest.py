@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ramem_local.config import ENVIRONMENT
+from ramem_local.config import ENVIRONMENT, NO_DEFAULT_EMBEDDER
 from ramem_local.testing import HashingEmbedder
 from ramem_local.types import SearchDefaults
 from tests.real_models import qwen_path, smollm_path
@@ -28,6 +28,14 @@ def no_user_search_settings(monkeypatch, tmp_path):
     for setting in fields(SearchDefaults):
         monkeypatch.delenv(ENVIRONMENT[setting.name], raising=False)
     monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "no-user-config.json"))
+
+
+@pytest.fixture(autouse=True)
+def no_default_embedder(monkeypatch):
+    """A new bank gets the default embedder (MiniLM, converted from its package on first use):
+    not in tests, where a bank opened without one is a BM25 bank; the tests of the default
+    set RAMEM_DEFAULT_EMBEDDER themselves."""
+    monkeypatch.setenv("RAMEM_DEFAULT_EMBEDDER", NO_DEFAULT_EMBEDDER)
 
 
 @pytest.fixture(scope="session")

@@ -75,7 +75,8 @@ def isolated_settings(monkeypatch, tmp_path):
     folder: every setting a test relies on is passed explicitly."""
     for name in list(os.environ):
         if name.startswith("RAMEM_") and name not in {"RAMEM_TEST_EMBEDDER",
-                                                       "RAMEM_REQUIRE_REAL_MODELS"}:
+                                                       "RAMEM_REQUIRE_REAL_MODELS",
+                                                       "RAMEM_DEFAULT_EMBEDDER"}:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "no-such-config.json"))
     monkeypatch.setenv("RAMEM_MODELS_DIR", str(tmp_path / "models"))
@@ -328,6 +329,27 @@ def test_time_only_search_says_by_time_where_no_list_scored_a_memory(bank):
                        "2026-11-17")).stdout
     assert matched.count("· score 0.0") == 2
     assert "by time" not in matched
+
+
+def test_ask_with_nothing_found_says_so_without_an_llm(bank):
+    ok(ramem("--db", bank, "add", "Went to the climbing gym with Ana"))
+    result = ok(ramem("--db", bank, "ask", "What did I cook?"))
+    assert result.stdout.strip().splitlines()[-1] == "no memories match"
+
+
+def test_ask_with_nothing_found_says_so_with_an_llm_and_asks_it_nothing(bank):
+    """The analysis call (a reply the model botched here: the rules' reading stands) is the
+    only one; with no evidence there is no answer call, and stdout says "not in memory"."""
+    from ramem_local import models
+    from ramem_local.testing import ScriptedLLM
+
+    ok(ramem("--db", bank, "add", "Went to the climbing gym with Ana"))
+    llm = ScriptedLLM(["not json"])
+    with models.registered_llm("scripted", lambda: llm):
+        result = ok(ramem("--db", bank, "--llm", "scripted", "ask", "What did I cook?"))
+    assert result.stdout.strip().splitlines()[-1] == "not in memory"
+    assert "no memories were retrieved" in result.stderr
+    assert len(llm.calls) == 1
 
 
 def test_add_with_unreadable_date_fails_cleanly_and_stores_nothing(bank):

@@ -28,7 +28,8 @@ SECRET_WORD = b"quorvex"
 @pytest.fixture(autouse=True)
 def isolated_settings(monkeypatch, tmp_path):
     for name in list(os.environ):
-        if name.startswith("RAMEM_") and name != "RAMEM_TEST_EMBEDDER":
+        if name.startswith("RAMEM_") and name not in {"RAMEM_TEST_EMBEDDER",
+                                                       "RAMEM_DEFAULT_EMBEDDER"}:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "no-such-config.json"))
     monkeypatch.setenv("RAMEM_MODELS_DIR", str(tmp_path / "models"))

@@ -266,6 +266,8 @@ def test_a_hostile_question_is_searched_as_text(bank, question):
 @pytest.mark.parametrize(("at", "expected"), [
     ("0001-01-01", "out of range"), ("2250-01-01", "out of range"), ("9" * 5000, "date"),
     ("-99999999999999999999", "date"), ("2023-02-30", "date"), ("nonsense words", "date"),
+    ("yesterday 99:99", "no such time of day"), ("yesterday at 25:00", "no such time of day"),
+    ("2024-05-04 25:00", "date"),
 ])
 def test_a_bad_add_date_is_one_error_line(bank, at, expected):
     before = dump(bank)

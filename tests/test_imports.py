@@ -29,7 +29,7 @@ T0 = 1714557600  # 2024-05-01 10:00 UTC
 @pytest.fixture(autouse=True)
 def isolated_settings(monkeypatch, tmp_path):
     for name in list(os.environ):
-        if name.startswith("RAMEM_"):
+        if name.startswith("RAMEM_") and name != "RAMEM_DEFAULT_EMBEDDER":
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("RAMEM_CONFIG", str(tmp_path / "no-such-config.json"))
     monkeypatch.setenv("RAMEM_MODELS_DIR", str(tmp_path / "models"))

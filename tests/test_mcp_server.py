@@ -53,7 +53,9 @@ def server(bank: Path, *args: str) -> StdioServerParameters:
     not the developer's: the SDK passes on only a few variables of its own choosing)."""
     return StdioServerParameters(command=sys.executable,
                                  args=[str(CLI_SCRIPT), "--db", str(bank), *args, "mcp"],
-                                 env={"RAMEM_CONFIG": os.environ["RAMEM_CONFIG"]})
+                                 env={"RAMEM_CONFIG": os.environ["RAMEM_CONFIG"],
+                                      "RAMEM_DEFAULT_EMBEDDER":
+                                          os.environ["RAMEM_DEFAULT_EMBEDDER"]})
 
 
 @pytest.mark.real_model

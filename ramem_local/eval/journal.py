@@ -117,6 +117,7 @@ from datetime import date, datetime, timedelta
 from pathlib import Path
 
 from .. import Embedder, Memory, SearchDefaults, SearchResponse
+from ..config import NO_DEFAULT_EMBEDDER
 from ..render import MONTH_NAMES, spoken_date
 from .metrics import all_evidence_recall_at_k, first_hit_rank, recall_at_k
 from .retrieval import bank_folder
@@ -1352,7 +1353,8 @@ def run_journal_eval(
             source = journal.write_jsonl(Path(folder) / f"{bank_stem(spec)}.jsonl")
             tag = "bm25" if embedder is None else "dense"
             with Memory.open(Path(folder) / f"{bank_stem(spec)}-{tag}.db", embedder=embedder,
-                             country=JOURNAL_COUNTRY, defaults=SearchDefaults()) as memory:
+                             country=JOURNAL_COUNTRY, defaults=SearchDefaults(),
+                             default_embedder=NO_DEFAULT_EMBEDDER) as memory:
                 if memory.embedder is not None:
                     embedder_name = memory.embedder.name
                 tick = time.perf_counter()

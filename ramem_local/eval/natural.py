@@ -62,6 +62,7 @@ from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 from .. import Embedder, Memory, SearchDefaults
+from ..config import NO_DEFAULT_EMBEDDER
 from ..render import MONTH_NAMES
 from .journal import (
     ASKED_AT,
@@ -954,7 +955,8 @@ def run_natural_eval(
             source = journal.write_jsonl(Path(folder) / f"{stem}.jsonl")
             tag = "bm25" if embedder is None else "dense"
             with Memory.open(Path(folder) / f"{stem}-{tag}.db", embedder=embedder,
-                             country=JOURNAL_COUNTRY, defaults=SearchDefaults()) as memory:
+                             country=JOURNAL_COUNTRY, defaults=SearchDefaults(),
+                             default_embedder=NO_DEFAULT_EMBEDDER) as memory:
                 if memory.embedder is not None:
                     embedder_name = memory.embedder.name
                 tick = _time.perf_counter()

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import LLM, Candidate, Embedder, LLMCall, Memory, SearchDefaults
+from ..config import NO_DEFAULT_EMBEDDER
 from ..errors import InputError
 from .locomo import CATEGORY_NAMES, HEADLINE_CATEGORIES, LocomoQuestion, load_questions_with_repairs
 from .metrics import (
@@ -177,7 +178,8 @@ def run_retrieval_eval(
                 progress(f"{sample_id}: building its bank")
             bank = Path(folder) / f"{sample_id}.db"
             with Memory.open(bank, embedder=embedder, llm=llm, country=LOCOMO_COUNTRY,
-                             defaults=SearchDefaults()) as memory:
+                             defaults=SearchDefaults(),
+                             default_embedder=NO_DEFAULT_EMBEDDER) as memory:
                 tick = time.perf_counter()
                 memory.ingest(path, format="locomo", conversations=[sample_id],
                               event_times=config.event_times)

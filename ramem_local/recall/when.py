@@ -54,23 +54,59 @@ def _parse_when(value: str | int | float | datetime, tz: tzinfo) -> int:
         # took 0.1-0.2 s of a one-off search (results/bench-oneoff.txt).
         import dateparser
 
-        moment = dateparser.parse(
-            text,
-            settings={
-                "TIMEZONE": str(tz),
-                "RETURN_AS_TIMEZONE_AWARE": True,
-                "PREFER_DATES_FROM": "past",
-                # A month or a year alone is its first day, not today's day of it:
-                # "March 2026" was 3 March when read on the 3rd.
-                "PREFER_DAY_OF_MONTH": "first",
-                "PREFER_MONTH_OF_YEAR": "first",
-            },
-        )
+        settings = {"TIMEZONE": str(tz), "RETURN_AS_TIMEZONE_AWARE": True,
+                    "PREFER_DATES_FROM": "past"}
+        if not _is_clock_alone(text):
+            # A month or a year alone is its first day, not today's day of it: "March 2026"
+            # was 3 March when read on the 3rd. (Not for a time alone: "14:30" was 5 January.)
+            settings |= {"PREFER_DAY_OF_MONTH": "first", "PREFER_MONTH_OF_YEAR": "first"}
+        moment = dateparser.parse(text, settings=settings)
+        if moment is not None:
+            _check_clock_time(text, moment)
     if moment is None:
         raise InputError(f"cannot read the date {value!r} (try ISO, e.g. 2023-05-08 14:30)")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=tz)
     return check_bounds(math.floor(moment.timestamp()), _quoted(value))
+
+
+# A time of day written as a clock: "14:30", "9:05:10", "7pm", "7:30 p.m.".
+_CLOCK = re.compile(r"(?<![\d:.])(\d{1,2})(?:([:.])(\d{2}))?(?::(\d{2}))?(?!\d)\s*"
+                    r"(?:(a\.?m\.?|p\.?m\.?)(?![a-z]))?", re.IGNORECASE)
+
+
+def _is_clock_alone(text: str) -> bool:
+    """ "14:30", "at 2 pm": the latest such moment, today or yesterday."""
+    clocks = _clocks(text)
+    if len(clocks) != 1:
+        return False
+    rest = text[:clocks[0].start()] + " " + text[clocks[0].end():]
+    return not re.sub(r"\bat\b|\W", "", rest, flags=re.IGNORECASE)
+
+
+def _clocks(text: str) -> list[re.Match[str]]:
+    """The times of day in ``text``; a dot between hour and minutes counts only with am/pm
+    after it ("5.05.2024" is a date)."""
+    return [match for match in _CLOCK.finditer(text) if match.group(2) == ":" or match.group(5)]
+
+
+def _check_clock_time(text: str, moment: datetime) -> None:
+    """A time of day the user wrote is read whole or refused. dateparser reads a relative day
+    with an impossible time ("yesterday 99:99", "yesterday at 25:00") as that day at the
+    current time, dropping the clock without a word."""
+    clocks = _clocks(text)
+    for match in clocks:
+        hour, minute = int(match.group(1)), int(match.group(3) or 0)
+        second = int(match.group(4) or 0)
+        meridiem = (match.group(5) or "").lower().replace(".", "")
+        if meridiem and not 1 <= hour <= 12 or hour > 23 or minute > 59 or second > 59:
+            raise InputError(f"cannot read the time {match.group(0).strip()!r} in {text!r}: "
+                             "no such time of day (try e.g. 14:30 or 2:30 pm)")
+        if meridiem:
+            hour = hour % 12 + (12 if meridiem == "pm" else 0)
+        if len(clocks) == 1 and (moment.hour, moment.minute) != (hour, minute):
+            raise InputError(f"cannot read {text!r} whole: the time {match.group(0).strip()!r} "
+                             f"was not understood (try ISO, e.g. 2023-05-08 14:30)")
 
 
 # What may stand around a period's words: "in March 2026", "the week of 8 May".
