@@ -187,11 +187,12 @@ def tuning_options(func: Callable) -> Callable:
                           "(binary), candidates rescored exactly; or an exact float scan."),
         click.option("--centre-query/--raw-query", default=defaults.centre_query,
                      show_default=True,
-                     help="Take the bank's mean direction off the dense query (see README)."),
+                     help="Take the bank's mean direction off the dense query "
+                          "(see docs/evaluation.md)."),
         click.option("--speaker-name-weight", default=defaults.speaker_name_weight,
                      show_default=True, type=click.FloatRange(0.0, 1.0),
                      help="How much the names of who speaks weigh in the dense query "
-                          "(1: the question as written; see README)."),
+                          "(1: the question as written; see docs/evaluation.md)."),
         click.option("--candidates", default=defaults.candidates, show_default=True,
                      type=click.IntRange(25, 100_000),
                      help="Binary / int8 index: candidates rescored exactly per scan."),
@@ -204,7 +205,7 @@ def tuning_options(func: Callable) -> Callable:
                      help="Inside a time range, rank by the question plus what the bank's "
                           "reports closest to it share (pseudo-relevance feedback), not by "
                           "the question alone (on: small gains for a second search, "
-                          "measured in the README)."),
+                          "measured in docs/evaluation.md)."),
         click.option("--count-expansion/--no-count-expansion",
                      default=defaults.count_expansion, show_default=True,
                      help="A count also takes the range's memories that stand out as "
@@ -213,13 +214,13 @@ def tuning_options(func: Callable) -> Callable:
                      default=defaults.count_by_verbs, show_default=True,
                      help="A count also takes the range's memories saying I did what a "
                           "counted memory says I did ('we cooked together' beside 'I cooked "
-                          "lentil soup'; README, 'Multi-step questions')."),
+                          "lentil soup'; docs/evaluation.md, 'Multi-step questions')."),
         click.option("--kind-neighbourhood", default=defaults.kind_neighbourhood,
                      show_default=True, type=click.FloatRange(0.0, 0.5),
                      help="A memory stands out for a count by how close it and the memories "
                           "like it are to the question's kind: those as similar to it as the "
                           "most similar SHARE of the bank's pairs (0: by its own closeness "
-                          "alone; README, 'Multi-step questions')."),
+                          "alone; docs/evaluation.md, 'Multi-step questions')."),
         click.option("--anchor-by-meaning/--anchor-by-rank",
                      default=defaults.anchor_by_meaning, show_default=True,
                      help="The report of an event ('the day after Aisha's wedding') is the one "

@@ -2,7 +2,7 @@
 
     .venv/bin/python -m ramem_local.cli_reference > docs/cli.md
 
-``tests/test_cli_reference.py`` fails when docs/cli.md differs from what this writes, so the
+``tests/test_docs.py`` fails when docs/cli.md differs from what this writes, so the
 reference cannot drift from ``ramem --help``.
 """
 

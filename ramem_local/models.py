@@ -206,8 +206,8 @@ def quantize(name: str, models_dir: PathArgument | None = None) -> InstalledMode
     """Install ``NAME-int8`` beside the installed embedder ``name``: its MatMul weights in int8
     (onnxruntime dynamic quantisation, one scale per output channel; the few outlier channels of
     a MatMul's input multiplied in float), 1.8x (MiniLM) to 3x (MPNet) as fast to embed on a CPU
-    with VNNI and about 1x on one without (measured: README, "Choosing an embedder"; the install
-    measures it and says so). A model of its own, with
+    with VNNI and about 1x on one without (measured: docs/models.md, "Choosing an embedder";
+    the install measures it and says so). A model of its own, with
     its own fingerprint (a bank built with one refuses the other). Refused, with nothing
     installed, when its vectors for a few fixed sentences drift from the float model's (cosine
     below ``runtime.quantize.MIN_COSINE``). Install time only: no search ever quantises."""
@@ -234,7 +234,7 @@ def int8_speed_line(name: str, speedup: float) -> str:
     line = f"embeds the check sentences {speedup:.1f}x as fast as {name} on this CPU"
     if speedup < LITTLE_GAIN:
         line += (f"; little gain here (no fast int8 path on this CPU, e.g. no VNNI): {name} "
-                 "embeds about as fast and keeps the float vectors (README, \"Choosing an "
+                 "embeds about as fast and keeps the float vectors (docs/models.md, \"Choosing an "
                  "embedder\")")
     return line
 

@@ -39,7 +39,7 @@ The participants of a conversation count wherever they stand and are spelled as 
 case (``text.named_persons``).
 
 Measured on LoCoMo dev turns labelled by hand and on the synthetic journal
-(``scripts/measure_names.py``; README, "People named in what was said count"). Limits: a
+(``scripts/measure_names.py``; docs/usage.md, "People named in what was said count"). Limits: a
 one-word title or brand ("Gatorade", "Catan"), a title named after someone ("Harry Potter")
 and a place named without a preposition ("What do you love about Seattle?") are read as
 names; a name that starts a sentence without a sign and is named nowhere else in its

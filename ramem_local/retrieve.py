@@ -12,7 +12,7 @@
 
 Filter first rather than promoting the compatible part of the *global* top candidates: when the
 content signal is weak or the bank is large, the right episode never enters a global top-25,
-and nothing can promote it (README, "Retrieval evaluation").
+and nothing can promote it (docs/evaluation.md, "Retrieval evaluation").
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ _LATEST_TIME = 1 << 62
 @dataclass(frozen=True)
 class RetrievalSettings:
     k: int = SearchDefaults.k
-    depth: int = DEFAULT_DEPTH  # per source list before fusion (chosen by measurement: README)
+    # per source list before fusion (chosen by measurement: docs/evaluation.md)
+    depth: int = DEFAULT_DEPTH
     kappa: float = 60.0
     mode: str = SearchDefaults.mode
     exclude_turns: bool = False
@@ -97,7 +98,8 @@ class RetrievalSettings:
     event_time_first: bool = False
     fill_missing_ranks: bool = True  # inside the range (context list)
     # In the content list too: a memory one list missed ranks after that list's last hit
-    # (retrieval_sql.FILLED_RANKS); measured on vs off in the README, "Retrieval evaluation".
+    # (retrieval_sql.FILLED_RANKS); measured on vs off in docs/evaluation.md, "Retrieval
+    # evaluation".
     fill_content_ranks: bool = True
     drop_repeated_turns: bool = True  # see without_repeated_turns (twins listed once)
     # Dense KNN: "int8" (a filtered pool of up to `candidates` memories scored exactly from
@@ -105,34 +107,36 @@ class RetrievalSettings:
     # of int8 codes); "binary" (the `candidates` nearest by Hamming distance of the codes'
     # signs, scored exactly); "exact" (every float vector of the filtered pool scored exactly,
     # the `candidates` closest kept; all under an as-of cut). int8 and binary are exact
-    # whenever the filtered pool is no larger than `candidates`: README, "Search at scale".
+    # whenever the filtered pool is no larger than `candidates`: docs/performance.md, "Search
+    # at scale".
     dense_index: str = SearchDefaults.dense_index
     candidates: int = DEFAULT_CANDIDATES
     # The dense query is the question's direction minus the bank's mean direction
-    # (centred_query): measured on vs off in the README, "Retrieval evaluation".
+    # (centred_query): measured on vs off in the docs/evaluation.md, "Retrieval evaluation".
     centre_query: bool = True
     # How much the names of who speaks weigh in the dense query (question_vector): 1 the
-    # question as written, 0 without them; measured in the README, "Retrieval evaluation".
+    # question as written, 0 without them; measured in docs/evaluation.md, "Retrieval
+    # evaluation".
     speaker_name_weight: float = 0.5
     # Order ("when did I last"), counts ("how many times") and times given by another event
-    # ("the day after I adopted the cat"): measured on vs off in the README.
+    # ("the day after I adopted the cat"): measured on vs off in docs/evaluation.md.
     multi_step: bool = True
     # Inside a time range, the dense query is the question plus what the bank's reports
     # closest to it share (context_list), for a second dense search of the whole bank. On:
-    # measured on vs off in the README ("Retrieval evaluation"), small gains on most of
+    # measured on vs off in docs/evaluation.md ("Retrieval evaluation"), small gains on most of
     # fourteen journals with MPNet int8 and on LoCoMo dev with MiniLM, mixed with MiniLM on
     # journals, a question lower on LoCoMo dev with MPNet int8.
     range_feedback: bool = True
     # A counting question also counts the range's reports that stand out as closest to the
-    # question (dense), beside those that hold its words: measured on vs off in the README.
+    # question (dense), beside those that hold its words: measured on vs off in docs/evaluation.md.
     count_expansion: bool = True
     # A counting question also counts the range's reports saying the writer did what a
     # counted report says they did ("we cooked together" beside "I cooked lentil soup"):
-    # measured on vs off in the README, "Multi-step questions".
+    # measured on vs off in the docs/evaluation.md, "Multi-step questions".
     count_by_verbs: bool = True
     # What stands out is read from each report's neighbourhood: how close it and the
     # memories as like it as the most similar this share of the bank's pairs are to the
-    # question's kind (0: its own closeness alone). Measured on vs off in the README,
+    # question's kind (0: its own closeness alone). Measured on vs off in docs/evaluation.md,
     # "Multi-step questions".
     kind_neighbourhood: float = 0.05
     # The report of an event ("the day after Aisha's wedding") is, among those sharing a word
@@ -231,7 +235,7 @@ def context_list(
     feedback from the whole bank). The question alone says "Who did I go to see?"; the bank's
     visits say what an entry about a visit looks like here, so the day's "Drove out to see
     my godson Felix" comes before its "Finally watched The Ferryman" (MPNet puts the film
-    first for the question alone). On by default: measured on vs off in the README."""
+    first for the question alone). On by default: measured on vs off in docs/evaluation.md."""
     if frame.time_range is None or frame.widened_range is None:
         return []
     if frame.time_only:
@@ -399,7 +403,7 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     verb first (``names.names_a_person_as_object``: "Took the train to visit my old friend
     Tomas", not "Watched The Ferryman with Jonas"): with MiniLM and MPNet alike the weekend's
     film and concert "with" someone are closer to the question than the visit. Measured on
-    the journal benchmark and LoCoMo dev (README, "Who did I go to see")."""
+    the journal benchmark and LoCoMo dev (docs/evaluation.md)."""
     from .names import names_a_person_as_object
 
     happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
@@ -938,7 +942,7 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     A question with a range and nothing but its time ("What have I done since May?") counts
     every report of the range (``_every_report``).
     What stands out is read with the other reports of the works it names
-    (``_kind_of_the_works``). Measured on the journal benchmark (README, "Multi-step
+    (``_kind_of_the_works``). Measured on the journal benchmark (docs/evaluation.md, "Multi-step
     questions"): the count is exact for 0.725-1.000 of the questions with MiniLM (eleven
     generator seeds, 1 to 10 years); standing out never counts zero.
     """
@@ -953,7 +957,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     named = _counts_one_thing(frame, terms)
     # In a range the kind decides what stands out, and the bank's reports holding the words
     # show it; without one closeness only orders the word matches, where the question's own
-    # words tell more ("new hiking trails") than what every hike shares (LoCoMo dev, README).
+    # words tell more ("new hiking trails") than what every hike shares (LoCoMo dev,
+    # docs/evaluation.md).
     examples = word_examples(frame, terms, occurrences) if ranged else []
     direction = kind_direction(store, query, frame, settings, conversation_id, examples)
     closeness = _closeness(store, direction, in_range)
@@ -1026,8 +1031,8 @@ def _naming_the_same_works(store: Store, occurrences: Callable[..., list],
     home with" someone, far from "How many films did I watch in March?", and holds no
     "watch". But "Watched Small Hours at the cinema" is a film, and so is what else names
     Small Hours. Titles only: a place or a person is named in reports of every kind ("walked
-    to Hawk Hill" beside the hikes up it). Measured on the journal benchmark (README,
-    "Multi-step questions")."""
+    to Hawk Hill" beside the hikes up it). Measured on the journal benchmark
+    (docs/evaluation.md, "Multi-step questions")."""
     from .names import named_works
 
     reports = store.get_memories(list(dict.fromkeys(of_the_kind)))
@@ -1128,8 +1133,8 @@ def _doing_the_same(store: Store, occurrences: Callable[..., list], counted: dic
     cooked together" says nothing of "Drove out to see Aunt Rosa"), and a verb adds no more
     reports than there are counted reports saying it: more is what the range is full of, not
     what the counted ones share ("worked", from one day at the office that stood out among
-    visits, would add every other one). Measured on the journal benchmark (README,
-    "Multi-step questions")."""
+    visits, would add every other one). Measured on the journal benchmark
+    (docs/evaluation.md, "Multi-step questions")."""
     records = store.get_memories(list(counted))
     sayers = Counter(verb for i, record in records.items()
                      if (verb := main_verb(record.content)) is not None
@@ -1271,8 +1276,8 @@ def kind_direction(store: Store, query: Query, frame: RecallFrame, settings: Ret
     what a hike entry looks like, so the month's "Did the long loop around Hawk Hill" comes
     closer than its "Got soaked walking to the park". The bank's entries holding "hiking"
     show it better than the five closest alone, which can all be written one way. Measured
-    on the journal benchmark (README, "Multi-step questions"). None without a query vector;
-    the question alone when no report is near it."""
+    on the journal benchmark (docs/evaluation.md, "Multi-step questions"). None without a
+    query vector; the question alone when no report is near it."""
     import numpy as np
 
     if query.vector is None:
@@ -1348,7 +1353,7 @@ def _kind_closeness(store: Store, direction: np.ndarray | None, closeness: dict[
     rather than a number of neighbours: a journal ten times longer holds ten times the
     entries like each one (a fixed 20 nearest helped 10-year journals and hurt 1-year
     ones), and each embedder spreads its cosines differently. Measured on the journal
-    benchmark (README, "Multi-step questions")."""
+    benchmark (docs/evaluation.md, "Multi-step questions")."""
     if direction is None or settings.kind_neighbourhood == 0:
         return closeness
     read = sorted(closeness, key=lambda i: -closeness[i])[:NEIGHBOURHOODS_READ]
@@ -1378,7 +1383,7 @@ def _kind_of_the_works(store: Store, occurrences: Callable[..., list],
     reading is one voice among them, not replaced: a work named once or twice more in a young
     journal says little (replacing it lost 1-year counts that the vote keeps). Reports
     written by the reference time and happened by it. Measured on the journal benchmark
-    (README, "Multi-step questions")."""
+    (docs/evaluation.md, "Multi-step questions")."""
     from .names import named_works
 
     if direction is None or not kind:
@@ -1416,7 +1421,8 @@ def _standing_out(closeness: dict[int, float], among: int = 11) -> list[int]:
     hike 0.10, a report at work 0.05, a hike 0.02, a tap fixed -0.40, a risotto -0.48)
     counted four. With two or fewer to read no drop says anything, and the closest alone
     stands out. A range of 22 reports or more reads the ``among`` closest, as before this
-    rule. Measured on sparse journals and a nine-entry one (README, "A sparse journal")."""
+    rule. Measured on sparse journals and a nine-entry one (docs/evaluation.md, "A sparse
+    journal")."""
     read = min(among, len(closeness) // 2 + 1)
     ranked = sorted(closeness, key=lambda i: -closeness[i])[:read]
     if len(ranked) <= 2:

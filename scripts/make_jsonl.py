@@ -1,4 +1,4 @@
-"""Write a large JSONL of turns for measuring ingest (RELIABILITY.md: the 200,000-turn file).
+"""Write a large JSONL of turns for measuring ingest (docs/reliability.md: the 200,000-turn file).
 
     python scripts/make_jsonl.py t200k.jsonl --turns 200000 [--conversations 10] [--seed 1]
 

@@ -2,7 +2,7 @@
 Claude and a ChatGPT export) killed with SIGKILL at 3 random moments each; after each kill the
 bank passes integrity_check, the FTS index matches the memories table and every turn has its
 memory, and resuming ends in the same canonical dump as an uninterrupted run. The full runs
-(20+ kills, with an embedder) are in RELIABILITY.md."""
+(20+ kills, with an embedder) are in docs/reliability.md."""
 
 from __future__ import annotations
 

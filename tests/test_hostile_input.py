@@ -1,7 +1,7 @@
 """Hostile and odd input through the CLI: every case is a clear error or a correct result,
 and a failed command leaves the bank exactly as it was (same rows) and still searchable.
 
-The tables below are the "distinct bad inputs" counted in RELIABILITY.md. An error is clean
+The tables below are the "distinct bad inputs" counted in docs/reliability.md. An error is clean
 when the command ends in SystemExit with status 1, stderr is one ``error:`` line naming what
 is wrong (and the file and line where there is one), and no traceback appears anywhere.
 """

@@ -1,6 +1,6 @@
 """``ramem ingest`` of a JSONL streams: the file is checked line by line, then read again and
 written batch by batch, so memory does not grow with the file (issue 12: a 200,000-turn file
-took 290 MB when it was read whole; RELIABILITY.md has the figures)."""
+took 290 MB when it was read whole; docs/reliability.md has the figures)."""
 
 from __future__ import annotations
 

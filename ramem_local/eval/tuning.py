@@ -56,7 +56,7 @@ class SearchTuning:
             parts.append("turns beside their extracted memory kept")
         if self.dense_index == "exact":
             dense = "dense exact"
-        elif self.dense_index == "int8":  # what the store scores exactly (README)
+        elif self.dense_index == "int8":  # what the store scores exactly (docs/performance.md)
             dense = (f"dense int8 (pools up to {self.candidates} whole, else the "
                      "max(2 x depth, 50) nearest rescored)")
         else:

@@ -34,7 +34,8 @@ from .when import range_end_cue
 DEFAULT_BUFFER_DAYS = SearchDefaults.buffer_days
 # "recently" / "lately" / "these days" as a preference for the last N days before the
 # reference time: 0 (off) by default — on LoCoMo dev it raised triggered D@1 from 0.205 to
-# 0.265 at equal R@10 (README): there "recently" is relative to a past session, not to now.
+# 0.265 at equal R@10 (docs/evaluation.md): there "recently" is relative to a past session,
+# not to now.
 DEFAULT_RECENT_DAYS = 0
 
 # Words that ask for "what was there" rather than for something in particular: a question made

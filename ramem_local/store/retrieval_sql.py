@@ -42,8 +42,8 @@ EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 # :dense_vectors (float32 [n, :dimension], read from ``float_blocks``). The candidates are what
 # the in-RAM scan let through the same filters (``MemoryTables._dense_list_params``: the whole
 # pool when it holds at most ``candidates`` memories, exact search; else the int8 scan's nearest,
-# an approximation, README "Search at scale"), filtered again here (the scan's as-of test is
-# looser than ``WRITTEN_BY``); the :depth closest are the list.
+# an approximation, docs/performance.md, "Search at scale"), filtered again here (the scan's
+# as-of test is looser than ``WRITTEN_BY``); the :depth closest are the list.
 DENSE_SCORED = """
     SELECT * FROM (
         SELECT c.value ->> 0 AS id,
@@ -59,7 +59,7 @@ DENSE_SCORED = """
     )"""
 
 # bm25() weight of the neighbours column against 1.0 for each of the memory's own columns
-# (content, keywords, persons, entities, topic); chosen by measurement (README).
+# (content, keywords, persons, entities, topic); chosen by measurement (docs/evaluation.md).
 NEIGHBOUR_WEIGHT = 0.5
 
 # With the neighbours column weighed 0, a match in it alone must not make a memory a candidate.

@@ -1,4 +1,4 @@
-"""README.md's command reference ("The CLI at a glance") against the click command tree.
+"""docs/usage.md's command reference ("The commands at a glance") against the click command tree.
 
 Every command and subcommand of ``ramem`` has an entry there, every option it takes is shown
 in that entry, and everything the reference shows exists: a command the CLI lacks, or an
@@ -22,8 +22,8 @@ import pytest
 
 from ramem_local.cli import cli
 
-README = Path(__file__).resolve().parent.parent / "README.md"
-HEADING = "## The CLI at a glance"
+USAGE = Path(__file__).resolve().parent.parent / "docs" / "usage.md"
+HEADING = "## The commands at a glance"
 HELP_OPTIONS = {"-h", "--help"}
 
 OPTION = re.compile(r"--(\[no-\])?([a-z][a-z0-9-]*)")
@@ -34,17 +34,17 @@ PLACEHOLDER_DEFINITION = re.compile(r"([A-Z][A-Z_]*):\s")
 
 @dataclass
 class Reference:
-    """What the README's reference documents: global options and, per command path
+    """What the reference documents: global options and, per command path
     (``("config", "get")``), the options shown for it."""
 
     global_options: set[str] = field(default_factory=set)
     commands: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
 
 
-def reference_block(readme: str) -> str:
+def reference_block(page: str) -> str:
     """The first ``text`` code block after the reference's heading."""
-    assert HEADING in readme, f"README.md has no {HEADING!r} section"
-    section = readme[readme.index(HEADING):]
+    assert HEADING in page, f"docs/usage.md has no {HEADING!r} section"
+    section = page[page.index(HEADING):]
     match = re.search(r"```text\n(.*?)```", section, re.DOTALL)
     assert match, f"the {HEADING!r} section has no ```text block"
     return match.group(1)
@@ -130,24 +130,24 @@ GLOBAL_OPTIONS = options_of(cli)
 
 @pytest.fixture(scope="module")
 def reference() -> Reference:
-    return read_reference(reference_block(README.read_text(encoding="utf-8")), GROUPS)
+    return read_reference(reference_block(USAGE.read_text(encoding="utf-8")), GROUPS)
 
 
 def test_every_command_of_the_cli_has_an_entry(reference):
     missing = [" ".join(path) for path in LEAVES if path not in reference.commands]
-    assert missing == [], f"commands missing from README's {HEADING!r}: {missing}"
+    assert missing == [], f"commands missing from docs/usage.md's {HEADING!r}: {missing}"
 
 
 def test_every_command_the_reference_shows_exists(reference):
     unknown = [" ".join(path) for path in reference.commands if path not in TREE]
-    assert unknown == [], f"README's {HEADING!r} shows commands ramem lacks: {unknown}"
+    assert unknown == [], f"docs/usage.md's {HEADING!r} shows commands ramem lacks: {unknown}"
 
 
 @pytest.mark.parametrize("path", LEAVES, ids=" ".join)
 def test_every_option_of_a_command_is_in_its_entry(reference, path):
     shown = reference.commands.get(path, set())
     missing = sorted(options_of(TREE[path]) - shown)
-    assert missing == [], f"`ramem {' '.join(path)}` options missing from README: {missing}"
+    assert missing == [], f"`ramem {' '.join(path)}` options missing from docs/usage.md: {missing}"
 
 
 def test_every_option_the_reference_shows_exists(reference):
