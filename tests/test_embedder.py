@@ -611,8 +611,13 @@ def test_real_fingerprint_stable(minilm: OnnxEmbedder, real_folder: Path) -> Non
 
 @pytest.mark.real_model
 def test_real_spec_from_folder_files_only(real_folder: Path, minilm: OnnxEmbedder) -> None:
+    """The reference export (../shared) says no trained length: its 512 position embeddings
+    bound it. The folder converted from the PyPI package (a clone without ../shared) keeps
+    sentence-transformers' sentence_bert_config.json: the trained 256."""
     spec = spec_from_folder(real_folder)
-    assert (spec.pooling, spec.max_length, spec.dimension) == ("mean", 512, None)
+    trained = (real_folder / "sentence_bert_config.json").is_file()
+    assert (spec.pooling, spec.max_length, spec.dimension) == ("mean", 256 if trained else 512,
+                                                               None)
     plain = OnnxEmbedder(spec, threads=1)
     assert plain.dimension == 384
     text = ["Short sentences embed the same whatever the max length."]

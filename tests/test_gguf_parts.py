@@ -208,4 +208,4 @@ def test_the_test_model_script_names_a_model_it_cannot_install(test_model_script
                                                                capsys):
     assert test_model_script.main(["no-such-model", str(tmp_path / "m")]) == 1
     captured = capsys.readouterr()
-    assert captured.out == "" and "no-such-model is not an LLM of the registry" in captured.err
+    assert captured.out == "" and "no-such-model is not a model of the registry" in captured.err
