@@ -10,6 +10,7 @@ from .errors import (
     BankError,
     BankFullError,
     BankIOError,
+    BankKeyError,
     BankLockedError,
     BankReadOnlyError,
     ConfigError,
@@ -28,6 +29,7 @@ from .types import (
     SEARCH_MODES,
     Answer,
     BankHealth,
+    BankKey,
     Candidate,
     EmbedderFingerprint,
     EventAnchor,
@@ -53,14 +55,20 @@ if TYPE_CHECKING:
     from .ingest.formats import load_locomo_samples, locomo_sample_name, locomo_session_turns
     from .ingest.reports import ExtractionReport, ImportReport, IngestReport, WindowReport
     from .ingest.windows import INLINE_EXTRACTION_WINDOWS
+    from .keys import key_from_sources
     from .protocols import LLM, Embedder, LLMResult
     from .recall.when import parse_when
     from .retrieve import RetrievalSettings
+    from .store.encryption import CIPHERS, DEFAULT_CIPHER, bank_is_encrypted
 
 # Imported on first use (PEP 562): `import ramem_local` (and `ramem --help`) must not load
 # numpy, onnxruntime, llama_cpp or dateparser.
 _LAZY = {
     "Memory": ".api",
+    "CIPHERS": ".store.encryption",
+    "DEFAULT_CIPHER": ".store.encryption",
+    "bank_is_encrypted": ".store.encryption",
+    "key_from_sources": ".keys",
     "Embedder": ".protocols",
     "ExtractionReport": ".ingest.reports",
     "ImportReport": ".ingest.reports",
@@ -94,6 +102,8 @@ def __getattr__(name: str) -> Any:
 __version__ = "0.1.0"
 
 __all__ = [
+    "CIPHERS",
+    "DEFAULT_CIPHER",
     "Answer",
     "BOUNDS_TEXT",
     "BankCorruptError",
@@ -101,6 +111,8 @@ __all__ = [
     "BankError",
     "BankFullError",
     "BankIOError",
+    "BankKey",
+    "BankKeyError",
     "BankLockedError",
     "BankReadOnlyError",
     "Candidate",
@@ -143,7 +155,9 @@ __all__ = [
     "Turn",
     "When",
     "WindowReport",
+    "bank_is_encrypted",
     "config",
+    "key_from_sources",
     "load_locomo_samples",
     "locomo_sample_name",
     "locomo_session_turns",

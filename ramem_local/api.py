@@ -23,12 +23,14 @@ from .recall.frame import DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when, period_of
 from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
 from .store import Store, StoreError, turn_key
+from .store.encryption import DEFAULT_CIPHER
 from .timebounds import MAX_TIME, MIN_TIME
 from .types import (
     DAY,
     JOURNAL,
     Answer,
     BankHealth,
+    BankKey,
     ForgetReport,
     MemoryRecord,
     ParsedConversation,
@@ -79,6 +81,8 @@ class Memory:
         defaults: SearchDefaults | None = None,
         default_embedder: str | None = None,
         announce: Callable[[str], None] | None = None,
+        key: str | BankKey | None = None,
+        cipher: str | None = None,
     ) -> Memory:
         """Open (or create) a bank.
 
@@ -106,6 +110,11 @@ class Memory:
         ``RAMEM_K``, ``RAMEM_MODE``, ``RAMEM_BUFFER_DAYS``, ``RAMEM_DENSE_INDEX``): after
         ``ramem config set k 3``, ``search`` returns 3 memories here too. Pass
         ``defaults=SearchDefaults()`` for the library's own values, whatever the settings.
+
+        ``key`` is the passphrase of an encrypted bank (a ``BankKey`` names where it came
+        from, for messages). A new bank given a key is created encrypted with ``cipher``
+        ("chacha20", the default, or "sqlcipher": SQLCipher 4, which other tools open); a
+        plain bank given one is refused, as is an encrypted bank without one (``BankKeyError``).
         """
         # Settings are read before the bank opens: a broken config file creates no bank file.
         needs_settings = defaults is None or embedder is None and default_embedder is None
@@ -124,7 +133,9 @@ class Memory:
         explicit = _load_explicit_embedder(embedder, models_dir)
         language_model = _load_llm(llm, models_dir, llm_threads)
         wanted_country = None if country is None else normal_country(country)
-        store = Store.open(path, create=create)
+        if isinstance(key, str):
+            key = BankKey(key)
+        store = Store.open(path, create=create, key=key, cipher=cipher)
         try:
             tz = _bank_timezone(store, timezone_name)
             bank_country = _bank_country(store, wanted_country)
@@ -148,6 +159,23 @@ class Memory:
 
     def close(self) -> None:
         self.store.close()
+
+    def encrypt(self, key: str | BankKey, *, cipher: str = DEFAULT_CIPHER) -> None:
+        """Rewrite the bank encrypted under ``key`` — a plain bank becomes encrypted, an
+        encrypted one changes its passphrase or cipher — and close it (open it again with the
+        new key). Crash-safe: a copy is written beside the bank and renamed over it; the old
+        file is zeroed. Refused while another process has the bank open."""
+        self.store.replace_under_key(BankKey(key) if isinstance(key, str) else key, cipher)
+
+    def write_plain_copy(self, path: str | Path) -> None:
+        """An unencrypted copy of the bank at ``path`` (a new file): clear text on disk,
+        written only because the caller asked."""
+        self.store.write_plain_copy(Path(path))
+
+    @property
+    def cipher(self) -> str | None:
+        """The bank's cipher ("chacha20", "sqlcipher"), or None when it is not encrypted."""
+        return self.store.cipher
 
     def __enter__(self) -> Memory:
         return self

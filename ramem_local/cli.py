@@ -20,16 +20,33 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from . import DENSE_INDEXES, INLINE_EXTRACTION_WINDOWS, JOURNAL, SEARCH_MODES, SearchDefaults
+from . import (
+    DENSE_INDEXES,
+    INLINE_EXTRACTION_WINDOWS,
+    JOURNAL,
+    SEARCH_MODES,
+    BankKey,
+    SearchDefaults,
+)
 from .config import (
+    KEY_VARIABLE,
     KEYS,
+    NEW_KEY_VARIABLE,
     Settings,
     config_path,
     set_config_value,
     settings_with_sources,
     unset_config_value,
 )
-from .errors import USER_ERRORS, ConfigError, InputError, ModelError, error_line, one_line
+from .errors import (
+    USER_ERRORS,
+    BankKeyError,
+    ConfigError,
+    InputError,
+    ModelError,
+    error_line,
+    one_line,
+)
 from .render import (
     answer_dict,
     answer_reading_lines,
@@ -112,13 +129,20 @@ class Context:
         self._memory: Memory | None = None
 
     def memory(self, *, create: bool = True, announce: bool = False,
-               country: str | None = None, with_llm: bool = True) -> Memory:
+               country: str | None = None, with_llm: bool = True,
+               key: BankKey | None = None, cipher: str | None = None,
+               keyed: bool = True) -> Memory:
         """Open the bank once; ``announce`` prints its notes (e.g. BM25 only) to stderr;
         ``country`` is recorded in a new (or empty) bank; ``with_llm=False`` leaves --llm
-        unloaded."""
+        unloaded. ``key``: the passphrase (default: from the key sources, or asked at a
+        terminal when the bank is encrypted); a new bank given one is encrypted with
+        ``cipher``; ``keyed=False`` opens it without one, whatever the settings say (the
+        plain bank `encrypt` is about to encrypt)."""
         if self._memory is None:
             from . import Memory  # numpy, dateparser, the runtimes: not for `--help`
 
+            if key is None and keyed:
+                key = self.bank_key()
             self._memory = Memory.open(
                 self.settings.bank_path(),
                 embedder=self.settings.embedder,
@@ -131,14 +155,57 @@ class Context:
                 defaults=self.settings.search_defaults(),
                 default_embedder=self.settings.default_embedder,
                 announce=lambda line: click.echo(f"note: {line}", err=True),
+                key=key,
+                cipher=cipher,
             )
             for note in self._memory.notes if announce else self._memory.warnings:
                 click.echo(f"note: {note}", err=True)
         return self._memory
 
+    def bank_key(self) -> BankKey | None:
+        """The key file's passphrase, else RAMEM_KEY's; else, for an encrypted bank at a
+        terminal, the one typed at the prompt."""
+        from . import bank_is_encrypted, key_from_sources
+
+        key = key_from_sources(self.settings.key_file)
+        if key is not None:
+            return key
+        path = self.settings.bank_path()
+        if bank_is_encrypted(path) and _at_terminal():
+            passphrase = click.prompt(f"passphrase of {path}", hide_input=True, err=True)
+            return BankKey(passphrase, "the prompt")
+        return None
+
+    def new_key(self, what: str, *, key_file: str | None, variable: str) -> BankKey:
+        """A new passphrase: from ``key_file``, else the environment's ``variable``, else
+        typed twice at a terminal."""
+        from . import key_from_sources
+
+        key = key_from_sources(key_file, variable)
+        if key is not None:
+            return key
+        if not _at_terminal():
+            raise BankKeyError(
+                f"no passphrase {what}",
+                "give --key-file FILE (a file only you can read) or " + variable
+                + ", or run the command in a terminal to be asked",
+            )
+        passphrase = click.prompt(f"new passphrase {what}", hide_input=True,
+                                  confirmation_prompt=True, err=True)
+        return BankKey(passphrase, "the prompt")
+
+    def forget_memory(self) -> None:
+        """The bank was closed by the command (``encrypt``, ``rekey``)."""
+        self._memory = None
+
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()
+
+
+def _at_terminal() -> bool:
+    """Whether a person can be asked for a passphrase (not an MCP client, not a pipe)."""
+    return sys.stdin.isatty()
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -317,6 +384,14 @@ def window_options(prefix: str) -> Callable[[Callable], Callable]:
     return decorate
 
 
+def cipher_option(func: Callable) -> Callable:
+    return click.option(
+        "--cipher", type=click.Choice(["chacha20", "sqlcipher"]),
+        help="chacha20 (default: fast to open) or sqlcipher (SQLCipher 4: DB Browser for "
+             "SQLCipher opens it; ~0.25 s more per command). See docs/privacy.md.")(func)
+
+
+
 def json_option(func: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(
         func
@@ -359,6 +434,9 @@ def question_options(func: Callable) -> Callable:
               help="Embedding model: a registry name or a folder with model.onnx + tokenizer.json.")
 @click.option("--llm", metavar="NAME|FILE",
               help="Local LLM (registry name or .gguf file): extraction at ingest, answers in ask.")
+@click.option("--key-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="An encrypted bank's passphrase, in a file only you can read (else "
+                   "RAMEM_KEY, else a terminal asks).")
 @click.option("--llm-threads", type=click.IntRange(1, 256), metavar="N",
               help="CPU threads for the LLM (default: physical cores; fewer on a busy machine).")
 @click.option("--models-dir", type=click.Path(file_okay=False), help="Where models are stored.")
@@ -369,8 +447,8 @@ def question_options(func: Callable) -> Callable:
 @click.version_option(package_name="ramem-local")
 @click.pass_context
 def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | None,
-        llm: str | None, llm_threads: int | None, models_dir: str | None,
-        timezone_name: str | None, debug: bool) -> None:
+        llm: str | None, key_file: str | None, llm_threads: int | None,
+        models_dir: str | None, timezone_name: str | None, debug: bool) -> None:
     """ramem: an offline long-term memory that knows which episode a memory belongs to.
 
     \b
@@ -391,7 +469,7 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
     """
     if db and bank:
         raise click.UsageError("give --db or --bank, not both")
-    flags = {"db": db, "bank": bank, "embedder": embedder, "llm": llm,
+    flags = {"db": db, "bank": bank, "embedder": embedder, "llm": llm, "key_file": key_file,
              "llm_threads": llm_threads, "models_dir": models_dir, "timezone": timezone_name}
     try:
         settings, sources = settings_with_sources(**flags)
@@ -412,13 +490,110 @@ def cli(ctx: click.Context, db: str | None, bank: str | None, embedder: str | No
                    "holiday calendar ('Thanksgiving' in CA), the hemisphere of the seasons "
                    "(AU). Default: the system locale's country, else US. Fixed once the bank "
                    "holds memories.")
+@click.option("--encrypt", is_flag=True,
+              help="Encrypt the new bank: its passphrase comes from --key-file or RAMEM_KEY, "
+                   "else a terminal asks for it twice (docs/privacy.md).")
+@cipher_option
 @pass_context
-def init(context: Context, country: str | None) -> None:
-    """Create the bank file (ingest and add create it too, with the default country)."""
-    memory = context.memory(country=country)
+def init(context: Context, country: str | None, encrypt: bool, cipher: str | None) -> None:
+    """Create the bank file (ingest and add create it too, with the default country).
+
+    \b
+      ramem --db diary.db init --encrypt       # asks for a passphrase twice
+      ramem --db diary.db --key-file ~/.config/ramem/diary.key init --encrypt
+    """
+    if cipher is not None and not encrypt:
+        raise click.UsageError("--cipher goes with --encrypt")
+    key = None
+    if encrypt:
+        path = context.settings.bank_path()
+        if path.exists() and path.stat().st_size:
+            raise InputError(f"{path} already exists; to encrypt a bank that exists run "
+                             f"`ramem --db {path} encrypt`")
+        key = context.new_key("for the new bank", key_file=context.settings.key_file,
+                              variable=KEY_VARIABLE)
+    memory = context.memory(country=country, key=key, cipher=cipher)
     stats = memory.stats()
+    encrypted = f", encrypted with {stats['encryption']}" if stats["encryption"] else ""
     click.echo(f"bank ready: {stats['path']} (schema {stats['schema_version']}, "
-               f"timezone {stats['timezone']}, country {stats['country']})")
+               f"timezone {stats['timezone']}, country {stats['country']}{encrypted})")
+
+
+@cli.command()
+@cipher_option
+@pass_context
+def encrypt(context: Context, cipher: str | None) -> None:
+    """Encrypt a plain bank in place, with a new passphrase.
+
+    The passphrase comes from --key-file or RAMEM_KEY, else a terminal asks for it twice.
+    A copy is written beside the bank under the key, checked and renamed over it, and the
+    old file is overwritten with zeros: a process killed at any moment leaves the old bank or
+    the new one whole. Refused while another process (e.g. `ramem mcp`) has the bank open.
+
+    \b
+      ramem --db diary.db encrypt
+      ramem --db diary.db --key-file ~/.config/ramem/diary.key encrypt
+    """
+    from . import DEFAULT_CIPHER, bank_is_encrypted
+
+    path = context.settings.bank_path()
+    if bank_is_encrypted(path):
+        raise InputError(f"{path} is already encrypted; to change its passphrase run "
+                         f"`ramem --db {path} rekey`")
+    memory = context.memory(create=False, with_llm=False, keyed=False)
+    key = context.new_key("for the bank", key_file=context.settings.key_file,
+                          variable=KEY_VARIABLE)
+    memory.encrypt(key, cipher=cipher or DEFAULT_CIPHER)
+    context.forget_memory()
+    click.echo(f"encrypted {path} with {cipher or DEFAULT_CIPHER}; open it with the same key "
+               f"(--key-file, RAMEM_KEY, or at the prompt)")
+
+
+@cli.command()
+@click.option("--new-key-file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="The new passphrase, in a file only you can read (else RAMEM_NEW_KEY, "
+                   "else a terminal asks for it twice).")
+@cipher_option
+@pass_context
+def rekey(context: Context, new_key_file: str | None, cipher: str | None) -> None:
+    """Change an encrypted bank's passphrase (or its cipher), crash-safe as `encrypt` is.
+
+    The current key comes as for every command (--key-file, RAMEM_KEY, the prompt).
+
+    \b
+      ramem --db diary.db rekey
+      ramem --db diary.db --key-file old.key rekey --new-key-file new.key
+    """
+    path = context.settings.bank_path()
+    memory = context.memory(create=False, with_llm=False)
+    if memory.cipher is None:
+        raise InputError(f"{path} is not encrypted; to encrypt it run "
+                         f"`ramem --db {path} encrypt`")
+    chosen = cipher or memory.cipher
+    key = context.new_key("for the bank", key_file=new_key_file, variable=NEW_KEY_VARIABLE)
+    memory.encrypt(key, cipher=chosen)
+    context.forget_memory()
+    click.echo(f"rekeyed {path} ({chosen}); the old passphrase no longer opens it")
+
+
+@cli.command()
+@click.option("--to", "target", required=True, metavar="FILE",
+              type=click.Path(dir_okay=False, path_type=Path),
+              help="The new, unencrypted copy (must not exist).")
+@pass_context
+def decrypt(context: Context, target: Path) -> None:
+    """Write an unencrypted copy of an encrypted bank to FILE; the bank stays encrypted.
+
+    FILE holds everything the bank holds, in clear: keep it where the bank's protection is
+    not needed, and delete it when done.
+    """
+    memory = context.memory(create=False, with_llm=False)
+    if memory.cipher is None:
+        raise InputError(f"{context.settings.bank_path()} is not encrypted; copy it as it is")
+    memory.write_plain_copy(target)
+    click.echo(f"warning: {target} is an unencrypted copy of the bank: everything in it is "
+               f"readable by whoever can read the file", err=True)
+    click.echo(f"wrote {target}")
 
 
 @cli.command()
@@ -866,8 +1041,12 @@ def export(context: Context, file: Path, fmt: str, conversation: str) -> None:
       ramem export backup.jsonl
       ramem export --format md journal.md     # one '## YYYY-MM-DD' per day
     """
-    count = context.memory(create=False).export(file, format=fmt, conversation=conversation)
+    memory = context.memory(create=False)
+    count = memory.export(file, format=fmt, conversation=conversation)
     what = "turns" if fmt == "jsonl" else f"entries of {conversation!r}"
+    if memory.cipher is not None:
+        click.echo(f"note: {file} holds them in clear (the bank is encrypted, an export is "
+                   f"not: you asked for it)", err=True)
     click.echo(f"exported {count} {what} to {file}")
 
 
@@ -1028,10 +1207,20 @@ def mcp(context: Context) -> None:
     \b
       {"mcpServers": {"memory": {"command": "ramem",
                                  "args": ["--bank", "personal", "mcp"]}}}
-    """
-    from .mcp_server import serve
 
-    memory = context.memory(announce=True)
+    An encrypted bank: add "--key-file", "/home/me/.config/ramem/personal.key" before
+    "mcp" (a file only you can read); without its key every tool answers with what to do.
+    """
+    from .mcp_server import serve, serve_refusal
+
+    try:
+        memory = context.memory(announce=True)
+    except BankKeyError as refusal:
+        # The assistant that started this server cannot type a passphrase: it gets this line
+        # from every tool, and can tell the user (the README shows the key-file way).
+        click.echo(error_line(refusal), err=True)
+        serve_refusal(refusal)
+        return
     serve(memory)
 
 
@@ -1066,7 +1255,7 @@ def reindex(context: Context) -> None:
     from . import Memory
 
     with Memory.open(settings.bank_path(), models_dir=settings.models_dir,
-                     create=False) as memory:
+                     create=False, key=context.bank_key()) as memory:
         count = memory.reindex(settings.embedder or None, models_dir=settings.models_dir)
     click.echo(f"re-embedded {count} memories")
 

