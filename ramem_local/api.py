@@ -569,6 +569,7 @@ class Memory:
             settings = RetrievalSettings(
                 k=k, depth=max(DEFAULT_DEPTH, k), mode=mode, exclude_turns=exclude_turns,
                 dense_index=self.defaults.dense_index if dense_index is None else dense_index)
+        self.store.cache_for_searching()
         return retrieve(self.store, self.embedder, frame, settings,
                         conversation_id=self._conversation_id(conversation))
 

@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # numpy loads with the first search, not for `ramem --help`
 
 BANK_MARKER = "ramem-bank"
 BUSY_TIMEOUT_MS = 10_000
+# The page cache of a connection that searches (cache_for_searching), in KiB.
+SEARCH_CACHE_KIB = 64 * 1024
 # Attempts to take the write lock, each waiting up to BUSY_TIMEOUT_MS.
 WRITE_ATTEMPTS = 3
 # A new bank file is readable by its owner only; SQLite gives its -wal and -shm files the
@@ -94,6 +96,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
         self.db = db
         self.path = path
         self.cipher = cipher  # None: the bank is not encrypted
+        self._search_cache = False  # cache_for_searching() has run
         # SQLite opens a file it may not write read-only: reading works, the first write
         # is refused by atomic() with a BankError that says so.
         self.read_only = read_only
@@ -207,6 +210,17 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
 
     def close(self) -> None:
         self.db.close()
+
+    def cache_for_searching(self) -> None:
+        """Let this connection keep up to SEARCH_CACHE_KIB of the bank's pages. A search of a
+        5-year journal bank reads ~6,000 pages (the full-text index, the vector blocks'
+        overflow chains); SQLite's default 2 MiB cache missed ~1,000 of them per search, each
+        a read() and, in an encrypted bank, a decryption: warm search 30.7 → 20.7 ms on a
+        plain bank, 37.8 → 23.6 ms on a chacha20 one (results/encryption.txt). Only for a
+        connection that searches: an ingest's peak memory must not grow with the bank."""
+        if not self._search_cache:
+            self.db.execute(f"PRAGMA cache_size = -{SEARCH_CACHE_KIB}")
+            self._search_cache = True
 
     # ------------------------------------------------------------------------ encryption
     def replace_under_key(self, key: BankKey | None, cipher: str) -> None:
