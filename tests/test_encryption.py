@@ -390,7 +390,7 @@ def test_a_bank_key_never_shows_its_passphrase():
     assert "hunter2" not in repr(key) and "RAMEM_KEY" in repr(key)
 
 
-def test_an_mcp_client_gets_the_key_error_as_a_tool_error_and_the_key_file_way_works(tmp_path):
+def test_an_mcp_client_gets_the_key_errors_as_tool_errors_and_the_key_file_way_works(tmp_path):
     mcp = pytest.importorskip("mcp")
     import anyio
 
@@ -405,9 +405,14 @@ def test_an_mcp_client_gets_the_key_error_as_a_tool_error_and_the_key_file_way_w
             command=sys.executable, args=[str(CLI_SCRIPT), "--db", str(bank), *args, "mcp"],
             env={"RAMEM_CONFIG": os.environ["RAMEM_CONFIG"], "RAMEM_DEFAULT_EMBEDDER": "none"})
 
+    wrong_file = key_file(tmp_path, "not the passphrase")
+
     async def session() -> None:
         async with mcp.Client(server(), read_timeout_seconds=60) as client:
             seen["without"] = await client.call_tool("recall", {"question": "tomatoes"})
+        async with mcp.Client(server("--key-file", str(wrong_file)),
+                              read_timeout_seconds=60) as client:
+            seen["wrong"] = await client.call_tool("remember", {"text": "Sowed peas"})
         async with mcp.Client(server("--key-file", str(secret_file)),
                               read_timeout_seconds=60) as client:
             seen["with"] = await client.call_tool("recall", {"question": "tomatoes"})
@@ -418,6 +423,11 @@ def test_an_mcp_client_gets_the_key_error_as_a_tool_error_and_the_key_file_way_w
     text = "".join(getattr(part, "text", "") for part in refused.content)
     assert text.startswith(f"error: {bank} is encrypted (or is not a SQLite database): give "
                            "its key: --key-file FILE"), text
+    wrong = seen["wrong"]
+    assert wrong.is_error
+    text = "".join(getattr(part, "text", "") for part in wrong.content)
+    assert text.startswith(f"error: the key from the key file {wrong_file} does not open "
+                           f"{bank}: check the passphrase"), text
     answered = seen["with"]
     assert not answered.is_error
     assert "Planted tomatoes" in json.dumps(answered.structured_content)
