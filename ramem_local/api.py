@@ -323,6 +323,8 @@ class Memory:
             fts_ok=store.fts_integrity_ok(),
             vectors=store.vector_count(),
             embedder=store.embedder_fingerprint(),
+            cipher=store.cipher,
+            left_copy=store.left_copy(),
         )
 
     def import_export(

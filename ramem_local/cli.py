@@ -141,6 +141,11 @@ class Context:
         if self._memory is None:
             from . import Memory  # numpy, dateparser, the runtimes: not for `--help`
 
+            path = self.settings.bank_path()
+            # A new bank opened with a key from the sources is created encrypted: say so
+            # (`init --encrypt` passes its key and says it itself).
+            announce_encrypted = key is None and keyed and (
+                not path.exists() or path.stat().st_size == 0)
             if key is None and keyed:
                 key = self.bank_key()
             self._memory = Memory.open(
@@ -160,6 +165,9 @@ class Context:
             )
             for note in self._memory.notes if announce else self._memory.warnings:
                 click.echo(f"note: {note}", err=True)
+            if announce_encrypted and key is not None:
+                click.echo(f"note: the new bank {path} is encrypted ({self._memory.cipher}) "
+                           f"with the key from {key.source}", err=True)
         return self._memory
 
     def bank_key(self) -> BankKey | None:
@@ -176,9 +184,10 @@ class Context:
             return BankKey(passphrase, "the prompt")
         return None
 
-    def new_key(self, what: str, *, key_file: str | None, variable: str) -> BankKey:
-        """A new passphrase: from ``key_file``, else the environment's ``variable``, else
-        typed twice at a terminal."""
+    def new_key(self, what: str, *, key_file: str | None, variable: str,
+                flag: str = "--key-file") -> BankKey:
+        """A new passphrase: from ``key_file`` (given by ``flag``), else the environment's
+        ``variable``, else typed twice at a terminal."""
         from . import key_from_sources
 
         key = key_from_sources(key_file, variable)
@@ -187,8 +196,8 @@ class Context:
         if not _at_terminal():
             raise BankKeyError(
                 f"no passphrase {what}",
-                "give --key-file FILE (a file only you can read) or " + variable
-                + ", or run the command in a terminal to be asked",
+                f"give {flag} FILE (a file only you can read) or {variable}, or run the "
+                "command in a terminal to be asked",
             )
         passphrase = click.prompt(f"new passphrase {what}", hide_input=True,
                                   confirmation_prompt=True, err=True)
@@ -570,7 +579,8 @@ def rekey(context: Context, new_key_file: str | None, cipher: str | None) -> Non
         raise InputError(f"{path} is not encrypted; to encrypt it run "
                          f"`ramem --db {path} encrypt`")
     chosen = cipher or memory.cipher
-    key = context.new_key("for the bank", key_file=new_key_file, variable=NEW_KEY_VARIABLE)
+    key = context.new_key("for the bank", key_file=new_key_file, variable=NEW_KEY_VARIABLE,
+                          flag="--new-key-file")
     memory.encrypt(key, cipher=chosen)
     context.forget_memory()
     click.echo(f"rekeyed {path} ({chosen}); the old passphrase no longer opens it")

@@ -33,12 +33,18 @@ def bank_file(health: BankHealth) -> list[Finding]:
     return [Finding(BAD, "bank file: " + "; ".join(health.integrity[:5]))]
 
 
-def encryption(memory: Memory) -> list[Finding]:
-    if memory.cipher is None:
-        return [Finding(OK, "encryption: none (a plain SQLite file, mode 0600; "
-                            "`ramem encrypt` encrypts it)")]
-    return [Finding(OK, f"encryption: {memory.cipher} (the bank file and its log are "
-                        "encrypted)")]
+def encryption(health: BankHealth) -> list[Finding]:
+    if health.cipher is None:
+        findings = [Finding(OK, "encryption: none (a plain SQLite file, mode 0600; "
+                                "`ramem encrypt` encrypts it)")]
+    else:
+        findings = [Finding(OK, f"encryption: {health.cipher} (the bank file and its log are "
+                                "encrypted)")]
+    if health.left_copy is not None:
+        findings.append(Finding(WARN, f"encryption: {health.left_copy} is a copy an "
+                                      "interrupted `encrypt` or `rekey` left (the bank is "
+                                      "whole): run the command again, or delete the copy"))
+    return findings
 
 
 def stored_times(health: BankHealth) -> list[Finding]:
@@ -127,7 +133,7 @@ def examine(memory: Memory, models_dir: Path, llm: str | None = None) -> list[Fi
     health = memory.health()
     checks: list[Callable[[], list[Finding]]] = [
         lambda: bank_file(health),
-        lambda: encryption(memory),
+        lambda: encryption(health),
         lambda: stored_times(health),
         lambda: vector_extension(health),
         lambda: full_text_index(health),

@@ -448,6 +448,8 @@ class BankHealth:
     fts_ok: bool
     vectors: int
     embedder: EmbedderFingerprint | None  # who made the bank's vectors, if any
+    cipher: str | None = None  # the bank's cipher; None: not encrypted
+    left_copy: str | None = None  # a copy an interrupted `encrypt`/`rekey` left beside it
 
 
 @dataclass

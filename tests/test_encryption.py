@@ -431,3 +431,38 @@ def test_an_mcp_client_gets_the_key_errors_as_tool_errors_and_the_key_file_way_w
     answered = seen["with"]
     assert not answered.is_error
     assert "Planted tomatoes" in json.dumps(answered.structured_content)
+
+
+def test_doctor_warns_of_a_copy_an_interrupted_encrypt_left(tmp_path):
+    bank = tmp_path / "b.db"
+    with Memory.open(bank, key=PASSPHRASE) as memory:
+        memory.add("Planted tomatoes", at="2024-05-01")
+    left = tmp_path / "b.db.ramem-rewrite"
+    left.write_bytes(b"\x01" * 4096)  # what a kill between the copy and the rename leaves
+    doctor = run_cli("--db", str(bank), "doctor", env={"RAMEM_KEY": PASSPHRASE}).output
+    assert f"WARN encryption: {left} is a copy an interrupted `encrypt` or `rekey` left" in doctor
+    with Memory.open(bank, key=PASSPHRASE) as memory:  # the next rekey removes it
+        memory.encrypt("another passphrase")
+    assert not left.exists()
+
+
+def test_rekey_without_a_new_passphrase_names_where_to_give_it(tmp_path):
+    bank = tmp_path / "b.db"
+    Memory.open(bank, key=PASSPHRASE).close()
+    done = run_cli("--db", str(bank), "rekey", env={"RAMEM_KEY": PASSPHRASE})
+    assert done.exit_code == 1
+    assert done.output.strip() == ("error: no passphrase for the bank: give --new-key-file FILE "
+                                   "(a file only you can read) or RAMEM_NEW_KEY, or run the "
+                                   "command in a terminal to be asked")
+    with Memory.open(bank, key=PASSPHRASE) as memory:  # unchanged
+        assert memory.cipher == "chacha20"
+
+
+def test_a_new_bank_opened_with_a_key_says_it_is_encrypted(tmp_path):
+    bank = tmp_path / "b.db"
+    done = run_cli("--db", str(bank), "add", "Planted tomatoes", env={"RAMEM_KEY": PASSPHRASE})
+    assert done.exit_code == 0, done.output
+    assert (f"note: the new bank {bank} is encrypted (chacha20) with the key from RAMEM_KEY"
+            in done.output)
+    again = run_cli("--db", str(bank), "add", "Sowed peas", env={"RAMEM_KEY": PASSPHRASE})
+    assert "is encrypted (chacha20)" not in again.output

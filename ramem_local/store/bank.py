@@ -232,7 +232,7 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
             encryption.check_passphrase(key)
         encryption.check_cipher(cipher)
         bank = Path(self.path)
-        copy = bank.with_name(bank.name + encryption.REWRITE_SUFFIX)
+        copy = Path(self.path + encryption.REWRITE_SUFFIX)
         with sqlite_errors_translated(self.path):
             self.require_writable()
             encryption.take_sole_use(self.db, self.path)
@@ -248,6 +248,14 @@ class Store(EpisodeTables, MemoryTables, ExtractionLedger, Forgetting):
                 self.db.close()  # releases the lock on the old file, now zeros
             finally:
                 os.close(old)
+
+    def left_copy(self) -> str | None:
+        """The copy an interrupted ``replace_under_key`` left beside the bank, if any (the
+        next run removes it)."""
+        if self.path == ":memory:":
+            return None
+        copy = Path(self.path + encryption.REWRITE_SUFFIX)
+        return str(copy) if copy.exists() else None
 
     def write_plain_copy(self, target: Path) -> None:
         """A clear copy of the bank at ``target``, a new file (mode 0600)."""
