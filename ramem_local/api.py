@@ -17,7 +17,14 @@ from .errors import InputError, LLMError, ModelError, one_line
 from .ingest.reports import ExtractionReport, ImportReport, IngestReport
 from .names import name_candidates
 from .protocols import LLM, Embedder
-from .recall.analyzer import analyze_question
+from .recall.analyzer import (
+    ANALYZE_ALWAYS,
+    ANALYZE_AUTO,
+    ANALYZE_CHOICES,
+    ANALYZE_NEVER,
+    analysis_can_decide,
+    analyze_question,
+)
 from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
 from .recall.frame import DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when, period_of
@@ -587,12 +594,16 @@ class Memory:
         exclude_turns: bool = False,
         char_budget: int = 6000,
         dense_index: str | None = None,
+        analyze: str = ANALYZE_ALWAYS,
     ) -> Answer:
         """Answer from memory, citing the memories used, or say "not in memory".
 
         Without an LLM the answer is empty and ``Answer.evidence`` holds the top memories.
         ``k``, ``mode``, ``buffer_days`` and ``dense_index`` not given are this Memory's
-        ``defaults``.
+        ``defaults``. ``analyze``: when the LLM reads the question before the search —
+        "always" (the default: measured best), "auto" (only where the deterministic reading
+        leaves its time, order, count and event open, ``analysis_can_decide``: a model call
+        saved on the others) or "never" (docs/questions.md, "What the analyzer adds").
         """
         mode = self.defaults.mode if mode is None else mode
         frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
@@ -607,20 +618,31 @@ class Memory:
                           reasoning="no LLM configured", citations=[],
                           evidence=response.results, trace=response.trace,
                           count=response.count, capped=response.capped)
-        started = time.perf_counter()
         conversation_id = self._conversation_id(conversation)
-        outcome = analyze_question(
-            self.llm, frame, tz=self.tz,
-            participants=self.store.participants(conversation_id),
-            timeline=self.store.timeline(conversation_id),
-        )
-        analysis_ms = round((time.perf_counter() - started) * 1000, 2)
+        outcome = None
+        if analyze not in ANALYZE_CHOICES:
+            raise InputError(f"analyze must be one of {', '.join(ANALYZE_CHOICES)}, "
+                             f"not {analyze!r}")
+        if analyze == ANALYZE_ALWAYS or analyze == ANALYZE_AUTO and analysis_can_decide(frame):
+            started = time.perf_counter()
+            outcome = analyze_question(
+                self.llm, frame, tz=self.tz,
+                participants=self.store.participants(conversation_id),
+                timeline=self.store.timeline(conversation_id),
+            )
+            analysis_ms = round((time.perf_counter() - started) * 1000, 2)
+            frame = outcome.frame
         response = self.search(question, k=k, mode=mode, conversation=conversation,
                                exclude_turns=exclude_turns, dense_index=dense_index,
-                               frame=outcome.frame)
-        response.trace.llm_calls.insert(0, outcome.call)
-        response.trace.timings_ms["analyze"] = analysis_ms
-        answer = generate_answer(self.llm, question, outcome.frame, response.results, self.tz,
+                               frame=frame)
+        if outcome is not None:
+            response.trace.llm_calls.insert(0, outcome.call)
+            response.trace.timings_ms["analyze"] = analysis_ms
+        else:
+            response.trace.notes.append("the question was read without the LLM"
+                                        + (" (analyze: never)" if analyze == ANALYZE_NEVER else
+                                           ": its time, order, count or event was read"))
+        answer = generate_answer(self.llm, question, frame, response.results, self.tz,
                                  char_budget=char_budget, trace=response.trace,
                                  participants=self.store.participants(conversation_id),
                                  reporters=self.store.reporters)

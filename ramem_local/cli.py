@@ -939,11 +939,17 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
 @click.option("-k", "--k", type=click.IntRange(1, 100),
               help="How many memories the answerer may see. Default: config `k`, else "
                    f"{SearchDefaults.k}.")
+@click.option("--analyze", type=click.Choice(["always", "auto", "never"]), default="always",
+              show_default=True,
+              help="When the LLM reads the question before the search; auto: only where its "
+                   "time, order, count or event was not read already (a model call saved, "
+                   "measured in docs/questions.md).")
 @question_options
 @pass_context
-def ask(context: Context, question: str, k: int | None, as_of: str | None, mode: str | None,
-        buffer_days: float | None, conversation: str | None, exclude_turns: bool,
-        dense_index: str | None, as_json: bool) -> None:
+def ask(context: Context, question: str, k: int | None, analyze: str,
+        as_of: str | None, mode: str | None, buffer_days: float | None,
+        conversation: str | None, exclude_turns: bool, dense_index: str | None,
+        as_json: bool) -> None:
     """Answer QUESTION from memory, citing the memories used (needs --llm).
 
     Without --llm, prints the best evidence with its episode instead of an answer.
@@ -951,7 +957,7 @@ def ask(context: Context, question: str, k: int | None, as_of: str | None, mode:
     memory = context.memory(create=False, announce=True)
     answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                         conversation=conversation, exclude_turns=exclude_turns,
-                        dense_index=dense_index)
+                        dense_index=dense_index, analyze=analyze)
     tz = memory.tz
     if as_json:
         _echo_json(answer_dict(answer, tz))

@@ -1,9 +1,11 @@
 """A fixed LLM subset of the ask path (analyzer + retrieval + answer), for before/after checks.
 
 LoCoMo dev conv-26, the first N questions of categories 1-4 that have evidence, asked through
-``Memory.ask`` with a local GGUF (the analyzer runs, as for a user). Prints one JSON line per
-question and a summary: R@10 of the evidence the answerer saw, token F1 of the answer, the share
-of abstentions and the median seconds per question.
+``Memory.ask`` with a local GGUF (the analyzer runs, as for a user; ``--analyze auto|never``
+to skip it; ``--read-already``: the questions of every sample whose time, order, count or
+event the deterministic reading reads, where ``auto`` skips it).
+Prints one JSON line per question and a summary: R@10 of the evidence the answerer saw, token
+F1 of the answer, the share of abstentions and the median seconds per question.
 
     PYTHONPATH=. python scripts/ask_subset.py BANK.db MODEL.gguf LOCOMO.json --n 20 --out rows.json
 
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from ramem_local import Memory, SearchDefaults
 from ramem_local.eval.metrics import recall_at_k, token_f1
+from ramem_local.recall.analyzer import analysis_can_decide
 
 EMBEDDER = Path(__file__).resolve().parents[1].parent / "shared/models/all-MiniLM-L6-v2"
 SAMPLE = "conv-26"
@@ -32,20 +35,30 @@ def main() -> None:
     parser.add_argument("locomo", type=Path)
     parser.add_argument("--n", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--analyze", choices=["always", "auto", "never"], default="always",
+                        help="when the analyzer reads the question (Memory.ask's analyze)")
+    parser.add_argument("--read-already", action="store_true",
+                        help="instead of conv-26's first N: the first N questions of categories "
+                             "1-4 of every sample whose time, order, count or event the "
+                             "deterministic reading reads (where auto skips the analyzer)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    conversation = next(c for c in json.loads(args.locomo.read_text())
-                        if c["sample_id"] == SAMPLE)
-    questions = [q for q in conversation["qa"]
-                 if q.get("category") in (1, 2, 3, 4) and q.get("evidence")][: args.n]
+    samples = json.loads(args.locomo.read_text())
+    asked = [(c["sample_id"], q) for c in samples for q in c["qa"]
+             if (c["sample_id"] == SAMPLE or args.read_already)
+             and q.get("category") in (1, 2, 3, 4) and q.get("evidence")]
     rows = []
     with Memory.open(args.bank, embedder=EMBEDDER, llm=args.model, llm_threads=args.threads,
                      defaults=SearchDefaults()) as memory:  # not the user's config
         if memory.store.memory_count() == 0:
             memory.ingest(args.locomo)
-        for question in questions:
+        if args.read_already:
+            asked = [(sample, q) for sample, q in asked
+                     if not analysis_can_decide(memory.frame(q["question"],
+                                                             conversation=sample))]
+        for sample, question in asked[: args.n]:
             started = time.time()
-            answer = memory.ask(question["question"], conversation=SAMPLE)
+            answer = memory.ask(question["question"], conversation=sample, analyze=args.analyze)
             seen = [set(c.memory.source_turns) for c in answer.evidence[:10]]
             rows.append({
                 "question": question["question"], "answer": answer.answer,
@@ -55,6 +68,8 @@ def main() -> None:
                 "abstained": answer.abstained,
                 "analyzer": answer.trace.frame.llm_proposal if answer.trace.frame else None,
                 "seconds": round(time.time() - started, 1),
+                "analyzed": any(c.stage == "analyze" for c in answer.trace.llm_calls),
+                "sample": sample,
             })
             print(json.dumps(rows[-1], ensure_ascii=False), flush=True)
     if args.out:

@@ -458,3 +458,21 @@ def test_a_proposed_need_loses_the_order_words_and_may_not_name_the_anchor_event
                        proposal(need="what Caroline did the day after she adopted the cat"))
     assert anchored.frame.need == "What did Caroline do?"
     assert anchored.frame.llm_proposal["need_accepted"] is False
+
+
+@pytest.mark.parametrize(("question", "can_decide"), [
+    ("What did Ben do last weekend?", False),  # a grounded time: the deterministic range wins
+    ("When did Ben last go hiking?", False),  # an order: the detector's
+    ("How many times did Ben go hiking in March 2024?", False),  # a count
+    ("What did Ben do the day after he adopted the cat?", False),  # an event: the anchor's
+    ("What is the name of Ann's cat?", True),  # nothing read but the need
+    ("What did Ben paint recently?", True),  # "recently" is not grounded: the model may range it
+])
+def test_the_analyzer_is_asked_only_where_it_can_decide_something(tmp_path, question,
+                                                                   can_decide):
+    from ramem_local import Memory
+    from ramem_local.recall.analyzer import analysis_can_decide
+
+    with Memory.open(tmp_path / "b.db") as memory:
+        memory.add("Adopted a grey cat", at="2024-03-01", speaker="Ben")
+        assert analysis_can_decide(memory.frame(question)) is can_decide

@@ -415,6 +415,44 @@ def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_emb
     assert result.trace.frame.keywords == ["cat"]
 
 
+def test_ask_can_skip_the_analyzer_where_the_question_was_read_already(
+        tmp_path, hashing_embedder, chat_file):
+    """analyze="auto": a grounded time (or an order, a count, an event) is the deterministic
+    reading's, so the analyzer, which could add only its need and keywords, is not asked; a
+    question with nothing read asks it. "always" (the default) asks it; "never" does not."""
+    def analysis(messages, schema, max_tokens):
+        assert "Question:" in messages[-1]["content"], "the analyzer's call, not the answer's"
+        return {"need": "what Ben paints", "time_start": None, "time_end": None,
+                "event": None, "order": None, "persons": ["Ben"], "locations": [],
+                "entities": [], "topic": None, "keywords": ["paint"]}
+
+    def answer(messages, schema, max_tokens):
+        assert "citations" in schema["properties"], "the answer's call"
+        return {"reasoning": "", "answer": "", "citations": []}
+
+    question = "What did Ben start learning in March 2024?"
+    with Memory.open(tmp_path / "b.db", embedder=hashing_embedder) as memory:
+        memory.ingest(chat_file)
+        memory.llm = ScriptedLLM([answer])
+        skipped = memory.ask(question, analyze="auto")
+        assert [call.stage for call in skipped.trace.llm_calls] == ["answer"]
+        assert "analyze" not in skipped.trace.timings_ms
+        assert ("the question was read without the LLM: its time, order, count or event was "
+                "read") in skipped.trace.notes
+        memory.llm = ScriptedLLM([analysis, answer])
+        default = memory.ask(question)
+        assert [call.stage for call in default.trace.llm_calls] == ["analyze", "answer"]
+        memory.llm = ScriptedLLM([analysis, answer])
+        open_question = memory.ask("What is Ben painting?", analyze="auto")
+        assert [call.stage for call in open_question.trace.llm_calls] == ["analyze", "answer"]
+        memory.llm = ScriptedLLM([answer])
+        never = memory.ask("What is Ben painting?", analyze="never")
+        assert [call.stage for call in never.trace.llm_calls] == ["answer"]
+        assert "the question was read without the LLM (analyze: never)" in never.trace.notes
+        with pytest.raises(InputError, match="analyze must be one of always, auto, never"):
+            memory.ask(question, analyze="sometimes")
+
+
 def test_ask_without_llm_returns_the_evidence(tmp_path, hashing_embedder, chat_file):
     with Memory.open(tmp_path / "b.db", embedder=hashing_embedder) as memory:
         memory.ingest(chat_file)

@@ -60,6 +60,11 @@ from .question_kinds import (
     without_counting_words,
 )
 
+# When ``Memory.ask`` asks the analyzer: always (the default), only where it can decide
+# something (``analysis_can_decide``), or never.
+ANALYZE_ALWAYS, ANALYZE_AUTO, ANALYZE_NEVER = "always", "auto", "never"
+ANALYZE_CHOICES = (ANALYZE_ALWAYS, ANALYZE_AUTO, ANALYZE_NEVER)
+
 MAX_RANGE_DAYS = 400
 TIMELINE_SLACK_DAYS = 30
 EVENT_MAX_CHARS = 80
@@ -121,6 +126,18 @@ def analysis_messages(
     people = ", ".join(participants) if participants else "unknown"
     user = f"Reference date: {reference}\nParticipants: {people}\nQuestion: {question.strip()}"
     return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+
+
+def analysis_can_decide(frame: RecallFrame) -> bool:
+    """Whether the analyzer can change anything the search reads where it matters most: not
+    when the deterministic reading grounded the question's time (a grounded range always
+    wins), read an order or a count (the detector's), or an event the time is given by (the
+    anchor decides the range). It then adds only its need and keywords (the retrieval
+    query), at the cost of a model call (15 s with the 1.5B Qwen on 2 cores). Measured in
+    docs/questions.md: skipping it there saved ~30% of the time and lost 2 of 20 answers with
+    the 0.5B, so ``ask`` skips it only when told (``analyze="auto"``)."""
+    return not (frame.time_range is not None or frame.order is not None or frame.counting
+                or frame.anchor is not None)
 
 
 def analyze_question(
