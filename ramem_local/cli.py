@@ -319,6 +319,11 @@ def tuning_options(func: Callable) -> Callable:
                      default=defaults.time_words_in_range, show_default=True,
                      help="Inside a time range, the lexical list also holds the question's "
                           "own time words ('weekend' for 'last weekend')."),
+        click.option("--cue-sessions/--no-cue-sessions", default=defaults.cue_sessions,
+                     show_default=True,
+                     help="A conversation's question whose relative time words ('last "
+                          "weekend') are read against its last session is also read against "
+                          "each session where those words were said."),
     ]
 
     @functools.wraps(func)
@@ -331,11 +336,11 @@ def tuning_options(func: Callable) -> Callable:
                 count_expansion: bool, count_by_verbs: bool,
                 kind_neighbourhood: float, anchor_by_meaning: bool, kind_walk: bool,
                 kind_in_range: bool, proximity_prior: bool, time_words_in_range: bool,
-                **kwargs: Any) -> Any:
+                cue_sessions: bool, **kwargs: Any) -> Any:
         tuning = SearchTuning(
             anchor_by_meaning=anchor_by_meaning, kind_walk=kind_walk,
             kind_in_range=kind_in_range, proximity_prior=proximity_prior,
-            time_words_in_range=time_words_in_range,
+            time_words_in_range=time_words_in_range, cue_sessions=cue_sessions,
             dense_index=dense_index, candidates=candidates, centre_query=centre_query,
             speaker_name_weight=speaker_name_weight,
             multi_step=multi_step, range_feedback=range_feedback,

@@ -37,6 +37,7 @@ from .recall.question_kinds import (
     relation_range,
     time_end_range,
 )
+from .recall.time import detect_cues
 from .render import span_text
 from .store import NEIGHBOUR_WEIGHT, RankedRow, Store
 from .store.retrieval_sql import DENSE_INDEXES
@@ -46,6 +47,7 @@ from .text import (
     fts_match_query,
     without_names,
     without_speaker,
+    words,
 )
 from .types import (
     DAY,
@@ -158,6 +160,11 @@ class RetrievalSettings:
     # Nate do last weekend?": "weekend"), the dense query not: measured on vs off,
     # results/locomo-folds.txt.
     time_words_in_range: bool = True
+    # A question's relative time words ("last weekend", "yesterday", "next month") read
+    # against a guessed reference (a conversation bank's last session) may be those of any
+    # session that said them: those sessions join the filter (``sessions_saying_the_cue``).
+    # Measured on vs off, results/locomo-folds.txt.
+    cue_sessions: bool = True
 
     def __post_init__(self) -> None:
         if self.mode not in SEARCH_MODES:
@@ -223,6 +230,7 @@ def context_list(
     settings: RetrievalSettings,
     conversation_id: int | None,
     trace: Trace,
+    said_in: Sequence[int] = (),
 ) -> list[RankedRow]:
     """Filter first (DESIGN.md §4.3): candidates come from inside the session-overlap filter
     (session span or event range overlapping the widened range), fused there and ordered by
@@ -259,7 +267,7 @@ def context_list(
         fill_missing_ranks=settings.fill_missing_ranks, conversation_id=conversation_id,
         exclude_turns=settings.exclude_turns, dense_index=settings.dense_index,
         candidates=settings.candidates, written_by=frame.as_of,
-        proximity_prior=settings.proximity_prior,
+        proximity_prior=settings.proximity_prior, said_in=said_in,
     )
     if by_kind:
         fused = _by_kind_in_tiers(store, query, frame, settings, conversation_id, fused, trace)
@@ -345,7 +353,10 @@ def retrieve(
     content_rows = content_list(store, query, settings, conversation_id, frame.as_of)
     context_rows: list[RankedRow] = []
     if settings.mode == "ramem" and frame.guard == "filter":
-        context_rows = context_list(store, query, frame, settings, conversation_id, trace)
+        said_in = (sessions_saying_the_cue(store, frame, conversation_id, trace)
+                   if settings.cue_sessions else [])
+        context_rows = context_list(store, query, frame, settings, conversation_id, trace,
+                                    said_in)
         if not context_rows:
             trace.notes.append("no memory inside the session-overlap filter: content list only")
     first_rows: list[RankedRow] = []
@@ -374,6 +385,47 @@ def retrieve(
     results = merged[: max(settings.k, len(first) if count is not None else 0)]
     return SearchResponse(results=results, trace=trace, count=count,
                           capped=count is not None and count > COUNT_CAP)
+
+
+def sessions_saying_the_cue(store: Store, frame: RecallFrame, conversation_id: int | None,
+                             trace: Trace) -> list[int]:
+    """The sessions, outside the widened range, where the question's own time words were
+    said: each is an episode of the question too.
+
+    Read where it was said, the cue either lands on the question's range (a memory said in
+    2023 "Last year, I helped renovate a community center": spoken of 2022 in a session of
+    2023, which no filter on 2022 reaches, a year being too wide an event time to store) or
+    on another time. The other time counts only where the question's reference is a guess, a
+    conversation bank's last session with no ``as_of`` (a journal's reference is now):
+    "What did John volunteer at last weekend?" asked of a conversation months long is asked
+    in the words of the session that said "Last weekend I volunteered at a career fair", in
+    April. Not for a question that asks only for a time (its range is listed in time order).
+    The trace names the sessions."""
+    if (frame.time_range is None or frame.widened_range is None or frame.time_only):
+        return []
+    cue = next((c for c in frame.cues if c.range == frame.time_range), None)
+    if cue is None:
+        return []
+    guessed_reference = (frame.as_of is None and frame.reference_time
+                         == store.latest_session_start(conversation_id))
+    tz, country = _zone_of(store), store.get_meta("country")
+    wide = frame.widened_range
+    said_in = []
+    for start in store.sessions_saying(words(cue.text), conversation_id=conversation_id,
+                                       written_by=frame.as_of):
+        if wide.start <= start < wide.end:
+            continue
+        there = detect_cues(cue.text, datetime.fromtimestamp(start, tz), country=country)
+        if not there or there[0].range is None:
+            continue
+        if there[0].range == frame.time_range or guessed_reference:
+            said_in.append(start)
+    if said_in:
+        days = ", ".join(datetime.fromtimestamp(start, tz).strftime("%Y-%m-%d")
+                         for start in said_in)
+        trace.notes.append(f"{cue.text!r} was said in {len(said_in)} session(s) outside the "
+                           f"range, read as episodes of the question too: {days}")
+    return said_in
 
 
 def report_times(store: Store, memory_ids: Sequence[int], frame: RecallFrame,

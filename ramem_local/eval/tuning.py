@@ -38,6 +38,7 @@ class SearchTuning:
     kind_in_range: bool = RetrievalSettings.kind_in_range
     proximity_prior: bool = RetrievalSettings.proximity_prior
     time_words_in_range: bool = RetrievalSettings.time_words_in_range
+    cue_sessions: bool = RetrievalSettings.cue_sessions
 
     def describe(self) -> str:
         after = self.buffer_after_days
@@ -76,6 +77,9 @@ class SearchTuning:
                          + ("on" if self.time_words_in_range else "off"))
         if self.proximity_prior != RetrievalSettings.proximity_prior:
             parts.append("proximity " + ("a prior" if self.proximity_prior else "a wall"))
+        if self.cue_sessions != RetrievalSettings.cue_sessions:
+            parts.append("relative cues read against the sessions that said them "
+                         + ("on" if self.cue_sessions else "off"))
         if self.kind_in_range != RetrievalSettings.kind_in_range:
             parts.append("kind in range " + ("on" if self.kind_in_range else "off"))
         if not self.multi_step:
@@ -105,7 +109,7 @@ class SearchTuning:
             kind_neighbourhood=self.kind_neighbourhood,
             anchor_by_meaning=self.anchor_by_meaning, kind_walk=self.kind_walk,
             kind_in_range=self.kind_in_range, proximity_prior=self.proximity_prior,
-            time_words_in_range=self.time_words_in_range,
+            time_words_in_range=self.time_words_in_range, cue_sessions=self.cue_sessions,
         )
 
     def frame(self, memory: Memory, question: str, *, mode: str,

@@ -136,18 +136,18 @@ class Int8Matrix:
 
     def nearest(self, query: np.ndarray, count: int, *, conversation_id: int | None = None,
                 exclude_turns: bool = False, overlapping: TimeRange | None = None,
-                session_started_by: int | None = None, by_sign_bits: bool = False,
-                larger_pool_keeps: int | None = None) -> list[int]:
+                said_in: Sequence[int] = (), session_started_by: int | None = None,
+                by_sign_bits: bool = False, larger_pool_keeps: int | None = None) -> list[int]:
         """The ids of the memories the filters let through when they are at most ``count``
         (the whole pool), else of the ``count`` nearest ``query`` by quantised cosine (with
         ``by_sign_bits``: by Hamming distance of the codes' signs), or only the
         ``larger_pool_keeps`` nearest when given; in no particular order. The caller scores
         them exactly; SQL applies the filters again. ``overlapping``: only memories whose
-        session span or event range overlaps it (the session-overlap filter);
-        ``session_started_by``: only memories whose session started by then (the as-of cut,
-        whose exact test is in SQL)."""
+        session span or event range overlaps it (the session-overlap filter), or whose session
+        starts at one of ``said_in``; ``session_started_by``: only memories whose session
+        started by then (the as-of cut, whose exact test is in SQL)."""
         pool = np.flatnonzero(self._allowed(conversation_id, exclude_turns, overlapping,
-                                            session_started_by))
+                                            session_started_by, said_in))
         if count >= len(pool):
             return self.ids[pool].tolist()
         if by_sign_bits:
@@ -214,7 +214,7 @@ class Int8Matrix:
 
     def _allowed(self, conversation_id: int | None, exclude_turns: bool,
                  overlapping: TimeRange | None, session_started_by: int | None = None,
-                 ) -> np.ndarray:
+                 said_in: Sequence[int] = ()) -> np.ndarray:
         allowed = np.ones(len(self), dtype=bool)
         if conversation_id is not None:
             allowed &= self.conversation_ids == conversation_id
@@ -224,7 +224,8 @@ class Int8Matrix:
             start, end = overlapping.start, overlapping.end
             session_start, session_end, event_start, event_end = self.episodes.T
             allowed &= (((session_start < end) & (session_end > start))
-                        | ((event_start < end) & (event_end > start)))
+                        | ((event_start < end) & (event_end > start))
+                        | np.isin(session_start, np.asarray(said_in, dtype=np.int64)))
         if session_started_by is not None:
             allowed &= self.episodes[:, 0] <= session_started_by
         return allowed

@@ -20,6 +20,7 @@ from .retrieval_sql import (
     occurrences_statement,
     session_overlap_by_time_statement,
     session_overlap_statement,
+    sessions_saying_statement,
 )
 from .schema import NEIGHBOURS_AROUND, REFRESH_NEIGHBOURS
 
@@ -39,9 +40,10 @@ def _split_list(value: str | None) -> list[str]:
     return [v for v in (value or "").split("; ") if v]
 
 
-def _range_params(raw: TimeRange, wide: TimeRange) -> dict[str, int]:
+def _range_params(raw: TimeRange, wide: TimeRange, said_in: Sequence[int] = ()) -> dict:
     return {"raw_start": raw.start, "raw_end": raw.end,
-            "wide_start": wide.start, "wide_end": wide.end}
+            "wide_start": wide.start, "wide_end": wide.end,
+            "said_in": json.dumps(list(said_in))}
 
 
 def _vec_episode(session_start: int, session_end: int, event_start: int | None,
@@ -517,9 +519,11 @@ class MemoryTables(StorePart):
         candidates: int = 200,
         written_by: int | None = None,
         proximity_prior: bool = False,
+        said_in: Sequence[int] = (),
     ) -> list[RankedRow]:
         """The context list, filter first: both source lists are drawn from the memories whose
-        session span or event range overlaps ``wide_range``, fused there, and ordered by
+        session span or event range overlaps ``wide_range`` or whose session starts at one of
+        ``said_in`` (placed as if said inside the range), fused there, and ordered by
         proximity tier to ``raw_range``, then fused rank (with ``proximity_prior``: by the
         fusion of relevance and proximity, ``retrieval_sql.SESSION_OVERLAP``). The dense
         candidates are drawn as the content list's, from inside the filter."""
@@ -536,7 +540,7 @@ class MemoryTables(StorePart):
         dense_params = self._dense_list_params(
             query_vector if with_dense else None, dense_index, max(candidates, depth), depth,
             conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=wide_range, written_by=written_by)
+            overlapping=wide_range, said_in=said_in, written_by=written_by)
         return self._ranked_rows(sql, {
             **dense_params,
             "fts": lexical_query(fts_query, neighbour_weight),
@@ -544,7 +548,7 @@ class MemoryTables(StorePart):
             "neighbour_weight": neighbour_weight, "conversation_id": conversation_id,
             "event_time_first": int(event_time_first), "written_by": written_by,
             "proximity_prior": int(proximity_prior),
-            **_range_params(raw_range, wide_range),
+            **_range_params(raw_range, wide_range, said_in),
         })
 
     def session_overlap_by_time(
@@ -569,6 +573,19 @@ class MemoryTables(StorePart):
             "event_time_first": int(event_time_first),
             **_range_params(raw_range, wide_range),
         })
+
+    def sessions_saying(self, words: Sequence[str], *, conversation_id: int | None = None,
+                        written_by: int | None = None) -> list[int]:
+        """The starts of the sessions where a memory's own text says ``words`` in a row
+        (case and punctuation aside), oldest first."""
+        if not words:
+            return []
+        phrase = '"' + " ".join(word.replace('"', '""') for word in words) + '"'
+        sql = sessions_saying_statement(conversation_scoped=conversation_id is not None,
+                                        written_by=written_by is not None)
+        return [row[0] for row in self.db.execute(sql, {
+            "phrase": "{content} : " + phrase, "conversation_id": conversation_id,
+            "written_by": written_by})]
 
     def occurrences(
         self,
@@ -633,7 +650,7 @@ class MemoryTables(StorePart):
     def _dense_list_params(self, query_vector: np.ndarray | None, dense_index: str,
                           count: int, depth: int, *, conversation_id: int | None,
                           exclude_turns: bool, overlapping: TimeRange | None = None,
-                          written_by: int | None = None) -> dict:
+                          said_in: Sequence[int] = (), written_by: int | None = None) -> dict:
         """The dense list's statement parameters, {} without a query vector: ``:qvec``,
         ``:dimension``, ``:dense_candidates`` (a JSON array of [memory id, row]) and
         ``:dense_vectors`` (their float32 vectors, a row each): the memories the in-RAM scan lets
@@ -653,7 +670,7 @@ class MemoryTables(StorePart):
         ids = np.asarray(matrix.nearest(
             query_vector, len(matrix) if dense_index == "exact" else count,
             conversation_id=conversation_id, exclude_turns=exclude_turns,
-            overlapping=overlapping, session_started_by=written_by,
+            overlapping=overlapping, said_in=said_in, session_started_by=written_by,
             by_sign_bits=dense_index == "binary",
             larger_pool_keeps=rescored(depth) if dense_index == "int8" else None),
             dtype=np.int64)

@@ -21,7 +21,8 @@ The fragments:
   found comes first (filled ranks make dense 1 alone tie with dense 2 + BM25 1), then the
   better of its two ranks, then its id;
 - ``placed``  : each memory's place relative to the query's raw time range. Proximity tiers:
-  0 — said inside the raw range (session start within it) or its event range overlaps it;
+  0 — said inside the raw range (session start within it) or its event range overlaps it, or
+  said in one of the sessions of ``:said_in``;
   1 — only its session span reaches into the raw range; 2 + d — d whole days of gap. With
   ``:event_time_first`` a memory with a grounded event range is inside the raw range only by
   that range (the time-only list: what *happened* then, not what was told then).
@@ -75,9 +76,11 @@ LEXICAL_BM25 = """
     ORDER BY score
     LIMIT :depth"""
 
-# The session-overlap filter.
+# The session-overlap filter; also the sessions of :said_in (a JSON array of session starts:
+# where the question's relative time words were said, ``retrieve.sessions_saying_the_cue``).
 SESSION_OR_EVENT_OVERLAPS = """AND ((m.session_start < :wide_end AND m.session_end > :wide_start)
-         OR (m.event_start < :wide_end AND m.event_end > :wide_start))"""
+         OR (m.event_start < :wide_end AND m.event_end > :wide_start)
+         OR m.session_start IN (SELECT value FROM json_each(:said_in)))"""
 
 # "What did I know then" (``--as-of``): nothing written after :written_by. A memory is written
 # when its last source turn is; its session cannot start after that, which the int8 scan can
@@ -138,6 +141,7 @@ filled AS (
 ),"""
 
 PLACEMENT_COLUMNS = """
+           m.session_start IN (SELECT value FROM json_each(:said_in)) OR
            CASE WHEN m.event_start IS NOT NULL AND :event_time_first AND m.act = 'report'
                 THEN m.event_start < :raw_end AND m.event_end > :raw_start
                 WHEN m.event_start IS NOT NULL AND :event_time_first
@@ -307,6 +311,25 @@ def session_overlap_by_time_statement(*, conversation_scoped: bool, exclude_turn
     )
     filters = " ".join([*memory_filters, SESSION_OR_EVENT_OVERLAPS])
     return SESSION_OVERLAP_BY_TIME.format(filters=filters, placement=PLACEMENT_COLUMNS, tier=TIER)
+
+
+# Where a phrase was said: the start of each session holding a memory whose own text
+# (:phrase, an FTS5 phrase over the content column) says it, oldest first.
+SESSIONS_SAYING = """
+SELECT DISTINCT m.session_start
+FROM memories_fts
+JOIN memories AS m ON m.id = memories_fts.rowid
+WHERE memories_fts MATCH :phrase {filters}
+ORDER BY m.session_start
+"""
+
+
+def sessions_saying_statement(*, conversation_scoped: bool, written_by: bool) -> str:
+    """The sessions where a memory says :phrase, in a conversation (``conversation_scoped``)
+    and written by :written_by (``written_by``)."""
+    filters = _scope_filters(conversation_scoped=conversation_scoped, exclude_turns=False,
+                             written_by=written_by)
+    return SESSIONS_SAYING.format(filters=" ".join(filters))
 
 
 # Occurrences: the memories that report something happening and match the need, placed by
