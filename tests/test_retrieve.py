@@ -137,17 +137,45 @@ def test_proximity_tiers_on_a_random_bank(tmp_path, hashing_embedder, seed):
         context = [c for c in response.results if c.list_name == "context"]
         for c in context:
             span = c.memory.session_range
-            assert span.overlaps(wide)
+            assert span.overlaps(wide)  # the filter: the session span, until the next session
+            # proximity: when it was said, the session's first day at most
+            said_day = TimeRange(span.start, min(span.end, span.start + DAY))
             said_inside = raw.start <= c.memory.session_start < raw.end
             if said_inside:
                 assert c.tier == 0
-            elif span.overlaps(raw):
+            elif said_day.overlaps(raw):
                 assert c.tier == 1
             else:
-                assert c.tier == 2 + span.gap_seconds(raw) // DAY
+                assert c.tier == 2 + said_day.gap_seconds(raw) // DAY
         assert [c.tier for c in context] == sorted(c.tier for c in context)
         content_ids = [c.memory.id for c in response.results if c.list_name == "content"]
         assert not set(content_ids) & {c.memory.id for c in context}
+
+
+def test_proximity_is_when_a_memory_was_said_not_how_long_its_session_lasted(
+        tmp_path, hashing_embedder):
+    # Sessions weeks apart, as in a chat: the April session's span runs until 27 May and
+    # overlaps 23 May, but what was said on 3 April is seven weeks from it; the session of
+    # 27 May tells of it four days later.
+    turns = [
+        ("s1", "2023-04-03T10:00:00", "Gina", "I applied for a fashion internship, wish me luck."),
+        ("s1", "2023-04-03T10:01:00", "Jon", "Good luck with the internship, Gina!"),
+        ("s2", "2023-05-27T10:00:00", "Gina", "I got accepted for the fashion internship!"),
+        ("s2", "2023-05-27T10:01:00", "Jon", "Congratulations, Gina!"),
+    ]
+    (tmp_path / "c.jsonl").write_text("\n".join(
+        json.dumps({"conversation": "c", "session": s, "timestamp": ts, "speaker": sp,
+                    "text": t}) for s, ts, sp, t in turns))
+    with Memory.open(tmp_path / "b.db", embedder=hashing_embedder) as bank:
+        bank.ingest(tmp_path / "c.jsonl")
+        response = bank.search("What internship did Gina get accepted for on May 23, 2023?",
+                               k=4)
+        by_text = {c.memory.content: c for c in response.results}
+        accepted = by_text["Gina: I got accepted for the fashion internship!"]
+        applied = by_text["Gina: I applied for a fashion internship, wish me luck."]
+        assert (accepted.list_name, accepted.tier) == ("context", 2 + 3)
+        assert (applied.list_name, applied.tier) == ("context", 2 + 48)
+        assert response.results[0] is accepted
 
 
 def test_time_range_helpers():

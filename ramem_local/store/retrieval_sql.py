@@ -23,7 +23,9 @@ The fragments:
 - ``placed``  : each memory's place relative to the query's raw time range. Proximity tiers:
   0 — said inside the raw range (session start within it) or its event range overlaps it, or
   said in one of the sessions of ``:said_in``;
-  1 — only its session span reaches into the raw range; 2 + d — d whole days of gap. With
+  1 — only its session's first day reaches into the raw range (``SAID_UNTIL``: a session's
+  span, which runs until the next session, lets the memory through the filter but does not
+  bring it closer); 2 + d — d whole days of gap. With
   ``:event_time_first`` a memory with a grounded event range is inside the raw range only by
   that range (the time-only list: what *happened* then, not what was told then).
 
@@ -34,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..types import DENSE_INDEXES
+from ..types import DAY, DENSE_INDEXES
 
 EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 
@@ -140,7 +142,14 @@ filled AS (
     FROM fused
 ),"""
 
-PLACEMENT_COLUMNS = """
+# When a memory was said, for its proximity: its session's first day at most. A session's span
+# runs until the next session starts, and the filter reaches every memory whose span overlaps
+# the range; but a conversation's sessions are days or weeks apart, and what was said on 3 April
+# is not near 23 May because the next session came on 27 May, four days after it (the session
+# that tells of 23 May).
+SAID_UNTIL = f"min(m.session_end, m.session_start + {DAY})"
+
+PLACEMENT_COLUMNS = f"""
            m.session_start IN (SELECT value FROM json_each(:said_in)) OR
            CASE WHEN m.event_start IS NOT NULL AND :event_time_first AND m.act = 'report'
                 THEN m.event_start < :raw_end AND m.event_end > :raw_start
@@ -149,15 +158,15 @@ PLACEMENT_COLUMNS = """
                 ELSE m.session_start >= :raw_start AND m.session_start < :raw_end
                      OR coalesce(m.event_start < :raw_end AND m.event_end > :raw_start, 0)
            END AS said_or_happened_inside,
-           m.session_start < :raw_end AND m.session_end > :raw_start
-             AS span_reaches_range,
+           m.session_start < :raw_end AND {SAID_UNTIL} > :raw_start
+             AS said_day_reaches_range,
            min(
-               max(0, :raw_start - m.session_end, m.session_start - :raw_end),
+               max(0, :raw_start - {SAID_UNTIL}, m.session_start - :raw_end),
                coalesce(max(0, :raw_start - m.event_end, m.event_start - :raw_end), 1 << 40)
            ) AS gap_seconds"""
 
 TIER = """CASE WHEN said_or_happened_inside THEN 0
-                 WHEN span_reaches_range THEN 1
+                 WHEN said_day_reaches_range THEN 1
                  ELSE 2 + gap_seconds / 86400 END"""
 
 CONTENT = """
