@@ -139,6 +139,57 @@ def test_only_the_last_prefixes_are_kept(fake_states):
     assert list(kv.saved) == [(first, 100) for first in range(1, MAX_SAVED + 1)]
 
 
+def test_a_later_process_loads_the_prefix_another_process_saved(fake_states, tmp_path):
+    from ramem_local.runtime.prompt_prefix import SavedPrefixes
+
+    first, second = FakeLlama(), FakeLlama()
+    first_kv = PrefixKV(disk=SavedPrefixes(tmp_path, "model A"))
+    first_kv.place(first, (1, 2, 3))
+    (state,) = tmp_path.glob("*.kv")
+    assert state.stat().st_mode & 0o777 == 0o600
+    later = PrefixKV(disk=SavedPrefixes(tmp_path, "model A"))  # a new process: nothing in RAM
+    later.place(second, (1, 2, 3))
+    assert second.evaluated == [] and second.kv == [1, 2, 3] and second.n_tokens == 3
+    assert (later.evaluated, later.restored, later.from_disk) == (0, 1, 1)
+    other_model = PrefixKV(disk=SavedPrefixes(tmp_path, "model B"))
+    other_model.place(FakeLlama(), (1, 2, 3))
+    assert (other_model.evaluated, other_model.from_disk) == (1, 0)
+
+
+def test_a_saved_state_llama_refuses_is_deleted_and_the_prefix_evaluated(
+        fake_states, tmp_path, monkeypatch):
+    from ramem_local.runtime import prompt_prefix
+
+    PrefixKV(disk=prompt_prefix.SavedPrefixes(tmp_path, "m")).place(FakeLlama(), (1, 2))
+    monkeypatch.setattr(prompt_prefix, "load_sequence", lambda llama, state: False)
+    llama, kv = FakeLlama(), PrefixKV(disk=prompt_prefix.SavedPrefixes(tmp_path, "m"))
+    kv.place(llama, (1, 2))
+    assert (kv.evaluated, kv.from_disk) == (1, 0) and llama.kv == [1, 2]
+    assert len(list(tmp_path.glob("*.kv"))) == 1  # written again by the evaluation
+
+
+def test_an_unwritable_cache_costs_an_evaluation_not_an_error(fake_states, tmp_path):
+    from ramem_local.runtime.prompt_prefix import SavedPrefixes
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    kv = PrefixKV(disk=SavedPrefixes(blocker / "prefixes", "m"))
+    llama = FakeLlama()
+    kv.place(llama, (4, 5))
+    assert llama.kv == [4, 5] and kv.evaluated == 1
+    assert list(tmp_path.iterdir()) == [blocker]
+
+
+def test_only_the_most_recently_used_states_stay_on_disk(fake_states, tmp_path):
+    from ramem_local.runtime.prompt_prefix import SavedPrefixes
+
+    disk = SavedPrefixes(tmp_path, "m", keep=2)
+    for first in range(4):
+        PrefixKV(disk=disk).place(FakeLlama(), (first, 100))
+    kept = {path.name for path in tmp_path.glob("*.kv")}
+    assert kept == {disk.path((2, 100)).name, disk.path((3, 100)).name}
+
+
 def test_a_template_that_refuses_the_bare_messages_means_no_prefix_not_a_failed_call():
     from ramem_local.runtime.llama import _fixed_prefix
 
@@ -214,6 +265,30 @@ def test_a_window_after_another_equals_the_window_in_a_fresh_process():
 
 
 @pytest.mark.real_model
+def test_a_fresh_process_loads_the_saved_prefix_and_answers_the_same(tmp_path):
+    script = (
+        "import json, sys\n"
+        "from tests.test_prompt_prefix import B, raw, runtime\n"
+        "llm = runtime(prefix_cache_dir=sys.argv[1])\n"
+        "out = raw(llm, B)\n"
+        "kv = llm._model.prefix_kv\n"
+        "print(json.dumps([out, kv.evaluated, kv.from_disk]))\n"
+    )
+    runs = []
+    for _ in range(2):  # the first saves the prefix's state, the second loads it
+        done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    (first, first_evaluated, first_loaded), (second, second_evaluated, second_loaded) = runs
+    assert (first_evaluated, first_loaded) == (1, 0)
+    assert (second_evaluated, second_loaded) == (0, 1)
+    assert second == first
+    assert len(list(tmp_path.glob("*.kv"))) == 1
+
+
+@pytest.mark.real_model
 def test_the_instructions_are_evaluated_once_and_each_call_evaluates_only_the_rest():
     llm = runtime()
     llama = llm._model.llama
@@ -259,3 +334,26 @@ def test_a_call_without_the_fixed_prefix_leaves_no_trusted_prefix_behind():
     assert raw(kept, B) == with_prefix
     assert kept._model.prefix_kv.restored == restored + 1  # from the saved state
 
+
+
+@pytest.mark.real_model
+def test_what_is_kept_on_disk_holds_no_request_content():
+    """The saved prefixes are fixed instructions: none of the question, the evidence, the
+    participants or the turns of the requests ramem makes (the user cache is not encrypted)."""
+    from datetime import timezone as tz
+
+    from ramem_local.answer import answer_messages
+    from ramem_local.recall.analyzer import analysis_messages
+
+    secret = "Zebulon hid the walnut ledger"
+    turns = [Turn("Zebulon", secret, DAY, 1, external_id="D1:1")]
+    requests = [answer_messages(f"Where did {secret}?", f"[M1] {secret}", "Monday 8 May 2023"),
+                analysis_messages(f"Where did {secret}?", DAY, tz.utc, ["Zebulon"]),
+                build_messages(turns, UTC)]
+    llm = runtime()
+    renderer = llm._renderer()
+    for messages in requests:
+        prefix = renderer.prefix(messages)
+        assert len(prefix) > 50  # instructions: worth keeping
+        text = llm._model.llama.detokenize(list(prefix)).decode("utf-8", "replace")
+        assert "Zebulon" not in text and "walnut" not in text

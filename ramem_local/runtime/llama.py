@@ -36,7 +36,7 @@ from typing import Any
 from ..errors import LLMError
 from ..protocols import LLMResult
 from ..schemas import MAX_BOUND, interpret
-from .prompt_prefix import ChatRenderer, PrefixKV
+from .prompt_prefix import ChatRenderer, PrefixKV, SavedPrefixes
 
 # --------------------------------------------------------------------------- llama.cpp runtime
 
@@ -63,6 +63,18 @@ class LoadSettings:
     seed: int
     chat_format: str | None
     verbose: bool
+
+    def state_key(self) -> str:
+        """What a saved KV state is only valid for: the model file as it is now, the llama.cpp
+        build, the CPU's architecture and these settings (threads change how sums are split)."""
+        import platform
+
+        import llama_cpp
+
+        model = Path(self.model_path).stat()
+        return json.dumps([self.model_path, model.st_size, model.st_mtime_ns,
+                           llama_cpp.__version__, platform.machine(), self.n_ctx,
+                           self.n_threads, self.seed, self.chat_format])
 
     def llama_kwargs(self) -> dict[str, Any]:
         return {
@@ -190,6 +202,7 @@ class LlamaRuntime:
         repeat_penalty: float = 1.1,
         reuse_prefix: bool = False,
         fixed_prefix: bool = True,
+        prefix_cache_dir: Path | None = None,
     ) -> None:
         """``chat_format=None`` uses the chat template embedded in the GGUF (right for Qwen);
         ``thinking="hybrid"`` (Qwen3) appends ``/no_think`` to the last user message.
@@ -202,6 +215,9 @@ class LlamaRuntime:
           ``prompt_prefix``), though they may differ from ``fixed_prefix=False``'s, whose
           batches differ. Needs the GGUF's own chat template (``chat_format=None``); otherwise
           it falls back to a full evaluation.
+          With ``prefix_cache_dir`` the prefixes' states are also kept there for the next
+          process (``prompt_prefix.SavedPrefixes``): evaluated once per machine, not per
+          process.
         * ``fixed_prefix=False``: the KV cache is cleared and the whole prompt evaluated.
         * ``reuse_prefix=True`` (wins over both): llama-cpp-python reuses whatever prefix the
           previous call left. llama.cpp's results depend on how the prompt was batched, so the
@@ -227,6 +243,9 @@ class LlamaRuntime:
             verbose=verbose,
         )
         self._model = _load(self.settings)
+        if prefix_cache_dir is not None and self._model.prefix_kv.disk is None:
+            self._model.prefix_kv.disk = SavedPrefixes(Path(prefix_cache_dir),
+                                                       self.settings.state_key())
 
     def count_tokens(self, text: str) -> int:
         return len(self._model.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))

@@ -5,7 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from .embedder import EmbedderError, OnnxEmbedder, spec_from_folder
-from .registry import EMBEDDER, INT8_SUFFIX, ModelError, load_registry, resolve_model
+from .registry import (
+    EMBEDDER,
+    INT8_SUFFIX,
+    ModelError,
+    cache_dir,
+    load_registry,
+    resolve_model,
+)
+
+# The LLM's prompt prefixes' KV states, kept between processes (runtime.prompt_prefix).
+PREFIX_STATES_FOLDER = "prompt-prefixes"
 
 
 def open_embedder(name_or_path: str, models_dir: Path) -> OnnxEmbedder:
@@ -86,4 +96,5 @@ def open_llm(name_or_path: str, models_dir: Path, *, n_threads: int | None = Non
         n_ctx=(entry.context_length if entry and entry.context_length else 8192),
         n_threads=n_threads,
         thinking=(entry.thinking if entry and entry.thinking else "none"),
+        prefix_cache_dir=cache_dir() / PREFIX_STATES_FOLDER,
     )
