@@ -238,9 +238,10 @@ def test_an_import_of_12_windows_returns_with_them_queued_and_its_turns_searchab
 
 def extract_in_a_new_process(arguments: list[str]) -> dict:
     """``ramem … extract --json`` as a user runs it: in a fresh process, which loads the model
-    and evaluates the prompt's fixed start during its first window. In this process a model
-    loaded by an earlier call (or test) is reused, so its windows would time seconds shorter
-    than the ETA, which was measured in fresh processes."""
+    (and the prompt's fixed start from the user cache, or evaluates it there the first time)
+    during its first window. In this process a model loaded by an earlier call (or test) is
+    reused, so its windows would time seconds shorter than the ETA, which was measured in
+    fresh processes."""
     done = subprocess.run([sys.executable, str(CLI_SCRIPT), *arguments, "--json"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
@@ -261,6 +262,16 @@ def test_a_sigkill_during_extract_loses_no_window_doubles_none_and_the_eta_holds
     ingest = runner.invoke(cli, [*common, "ingest", str(source), "--window", "4",
                                  "--overlap", "0", "--extract", "later"])
     assert ingest.exit_code == 0 and "4 window(s) queued" in ingest.output, ingest.output
+
+    # A machine that has extracted before: the prompt's fixed start is saved in the user
+    # cache (runtime.prompt_prefix.SavedPrefixes), so no window below evaluates it, whichever
+    # tests ran before this one.
+    warm_up = tmp_path / "warm-up.db"
+    assert runner.invoke(cli, ["--db", str(warm_up), "--llm", llm, "--llm-threads", "1",
+                               "ingest", str(source), "--window", "4", "--overlap", "0",
+                               "--extract", "later"]).exit_code == 0
+    extract_in_a_new_process(["--db", str(warm_up), "--llm", llm, "--llm-threads", "1",
+                              *bounded, "--limit", "1"])
 
     rate = extract_in_a_new_process([*common, *bounded, "--limit", "1"])["queue"][
         "seconds_per_window"]

@@ -295,12 +295,14 @@ def test_episode_filter_in_sql_equals_python_reference(tmp_path):
     assert {r.id for r in rows} == expected
     for row in rows:
         span = spans[row.id]
+        # proximity counts from when it was said: its session's first day at most
+        said_day = TimeRange(span.start, min(span.end, span.start + DAY))
         if raw.start <= span.start < raw.end:
             expected_tier = 0  # said inside the range
-        elif span.overlaps(raw):
-            expected_tier = 1  # its session span reaches into the range
+        elif said_day.overlaps(raw):
+            expected_tier = 1  # the day it was said reaches into the range
         else:
-            expected_tier = 2 + span.gap_seconds(raw) // DAY
+            expected_tier = 2 + said_day.gap_seconds(raw) // DAY
         assert row.tier == expected_tier
     assert [(r.tier, r.fused_rank) for r in rows] == sorted((r.tier, r.fused_rank) for r in rows)
 
