@@ -10,6 +10,7 @@ guess dressed as a memory.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, tzinfo
@@ -139,6 +140,99 @@ def reference_day_text(reference_time: int, tz: tzinfo) -> str:
     return f"{moment.strftime('%A')} {spoken_date(moment.date())}"
 
 
+class AnswerText:
+    """The ``answer`` field of a reply, read as the reply streams in: :meth:`feed` takes the
+    next piece of the reply's JSON and returns what the answer gained, decoded (escapes
+    included, one cut between two pieces waiting for its end).
+
+    The schema puts ``reasoning`` first, so the answer starts after it; a ``"answer"`` inside
+    the reasoning's string is text, not the key."""
+
+    KEY = '"answer"'
+
+    def __init__(self) -> None:
+        self.reply = ""
+        self.shown = ""  # what feed has returned so far, decoded
+
+    def feed(self, piece: str) -> str:
+        self.reply += piece
+        raw = self._raw_answer()
+        if raw is None:
+            return ""
+        decoded = _decoded_prefix(raw)
+        new = decoded[len(self.shown):]
+        self.shown = decoded
+        return new
+
+    def _raw_answer(self) -> str | None:
+        """The answer's string as written so far, without its quotes; None before it."""
+        start = _value_start(self.reply, self.KEY)
+        if start is None:
+            return None
+        end = start
+        while end < len(self.reply):
+            char = self.reply[end]
+            if char == "\\":
+                end += 2
+                continue
+            if char == '"':
+                break
+            end += 1
+        return self.reply[start:min(end, len(self.reply))]
+
+
+def _value_start(reply: str, key: str) -> int | None:
+    """Where the string value of top-level ``key`` starts (after its opening quote), skipping
+    strings: the reasoning may say anything."""
+    position, depth = 0, 0
+    while position < len(reply):
+        char = reply[position]
+        if char == '"':
+            end = _string_end(reply, position)
+            if end is None:
+                return None
+            if depth == 1 and reply[position:end + 1] == key:
+                rest = reply[end + 1:]
+                stripped = rest.lstrip()
+                if stripped.startswith(":"):
+                    value = stripped[1:].lstrip()
+                    if value.startswith('"'):
+                        return len(reply) - len(value) + 1
+                return None
+            position = end + 1
+            continue
+        if char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        position += 1
+    return None
+
+
+def _string_end(text: str, start: int) -> int | None:
+    """The index of the quote closing the string that opens at ``start``; None if open."""
+    position = start + 1
+    while position < len(text):
+        if text[position] == "\\":
+            position += 2
+            continue
+        if text[position] == '"':
+            return position
+        position += 1
+    return None
+
+
+def _decoded_prefix(raw: str) -> str:
+    """The longest decodable start of a JSON string's inside: an escape cut at the end
+    (``\\``, ``\\u00``) waits for its next piece."""
+    for cut in range(len(raw), max(len(raw) - 6, -1), -1):
+        try:
+            return json.loads('"' + raw[:cut] + '"')
+        except ValueError:
+            continue
+    return ""
+
+
 def is_abstention(text: str) -> bool:
     """Whether a model answer says "not in memory" (case, spaces, quotes, final stop ignored)."""
     return text.strip().strip("\"'").rstrip(".!").strip().lower() == NOT_IN_MEMORY
@@ -162,6 +256,7 @@ def generate_answer(
     trace: Trace | None = None,
     participants: Sequence[str] = (),
     reporters: Callable[[Sequence[int]], Mapping[int, Collection[str]]] | None = None,
+    on_answer_text: Callable[[str], None] | None = None,
 ) -> Answer:
     """Answer ``question`` from ``candidates`` (best first), or abstain with a reason.
 
@@ -171,6 +266,8 @@ def generate_answer(
     holding ``frame`` is used. No memories to show means no model call at all. With the
     conversation's ``participants`` and ``reporters`` (``Store.reporters``), an answer about
     one participant must cite something that participant said (``person_not_cited``).
+    ``on_answer_text`` receives the answer's words as the model writes them (``AnswerText``),
+    before the checks: the returned ``Answer`` says whether they stand.
     """
     trace = trace if trace is not None else Trace(frame=frame)
     evidence_text, shown = format_evidence(candidates, tz, char_budget=char_budget)
@@ -187,11 +284,14 @@ def generate_answer(
 
     reference = reference_text or reference_day_text(frame.reference_time, tz)
     started = time.perf_counter()
+    streamed = AnswerText() if on_answer_text is not None else None
     result = llm.chat_json(
         answer_messages(question, evidence_text, reference),
         answer_schema(shown),
         max_tokens=max_tokens,
         temperature=0.0,
+        **({"on_text": lambda piece: _show(streamed.feed(piece), on_answer_text)}
+           if streamed is not None and on_answer_text is not None else {}),
     )
     trace.timings_ms["answer"] = round((time.perf_counter() - started) * 1000, 2)
     trace.llm_calls.append(call_record("answer", result))
@@ -210,6 +310,11 @@ def generate_answer(
            f"the question asks about {person}")
     trace.notes.append(f"answer withheld: {why}")
     return _abstain(question, f"{why}. {answer.reasoning}".strip(), evidence, trace)
+
+
+def _show(text: str, on_answer_text: Callable[[str], None]) -> None:
+    if text:
+        on_answer_text(text)
 
 
 def person_not_cited(question: str, citations: Sequence[int], participants: Sequence[str],

@@ -595,6 +595,8 @@ class Memory:
         char_budget: int = 6000,
         dense_index: str | None = None,
         analyze: str = ANALYZE_ALWAYS,
+        on_search: Callable[[SearchResponse], None] | None = None,
+        on_answer_text: Callable[[str], None] | None = None,
     ) -> Answer:
         """Answer from memory, citing the memories used, or say "not in memory".
 
@@ -604,6 +606,10 @@ class Memory:
         "always" (the default: measured best), "auto" (only where the deterministic reading
         leaves its time, order, count and event open, ``analysis_can_decide``: a model call
         saved on the others) or "never" (docs/questions.md, "What the analyzer adds").
+        Something to show while the model works: ``on_search`` gets the search's response as
+        soon as it is known (before the answer is generated), ``on_answer_text`` the answer's
+        words as the model writes them (the returned ``Answer`` says whether they stand: the
+        checks may still turn them into "not in memory").
         """
         mode = self.defaults.mode if mode is None else mode
         frame = self.frame(question, as_of=as_of, buffer_days=buffer_days,
@@ -642,10 +648,13 @@ class Memory:
             response.trace.notes.append("the question was read without the LLM"
                                         + (" (analyze: never)" if analyze == ANALYZE_NEVER else
                                            ": its time, order, count or event was read"))
+        if on_search is not None:
+            on_search(response)
         answer = generate_answer(self.llm, question, frame, response.results, self.tz,
                                  char_budget=char_budget, trace=response.trace,
                                  participants=self.store.participants(conversation_id),
-                                 reporters=self.store.reporters)
+                                 reporters=self.store.reporters,
+                                 on_answer_text=on_answer_text)
         return replace(answer, count=response.count, capped=response.capped)
 
     def reference_time(self, as_of: When | None, conversation_id: int | None = None) -> int:

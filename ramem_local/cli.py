@@ -70,8 +70,11 @@ from .render import (
 )
 
 if TYPE_CHECKING:
+    from datetime import tzinfo
+
     from . import Memory
     from .eval.tuning import SearchTuning
+    from .types import Answer, SearchResponse
 
 BUG_EXIT = 70  # EX_SOFTWARE (sysexits.h): an internal error
 
@@ -957,13 +960,20 @@ def ask(context: Context, question: str, k: int | None, analyze: str,
         as_json: bool) -> None:
     """Answer QUESTION from memory, citing the memories used (needs --llm).
 
-    Without --llm, prints the best evidence with its episode instead of an answer.
+    How the question was read prints as soon as the search is done, then the answer as the
+    model writes it, then the memories it cites (--json: one object at the end). Without
+    --llm, prints the best evidence with its episode instead of an answer.
     """
     memory = context.memory(create=False, announce=True)
+    tz = memory.tz
+    if memory.llm is not None and not as_json:
+        _ask_streaming(memory, question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
+                       conversation=conversation, exclude_turns=exclude_turns,
+                       dense_index=dense_index, analyze=analyze)
+        return
     answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
                         conversation=conversation, exclude_turns=exclude_turns,
                         dense_index=dense_index, analyze=analyze)
-    tz = memory.tz
     if as_json:
         _echo_json(answer_dict(answer, tz))
         return
@@ -980,7 +990,51 @@ def ask(context: Context, question: str, k: int | None, analyze: str,
             for line in candidate_lines(candidate, rank, tz):
                 click.echo(line)
         return
-    click.echo(answer.answer if not answer.abstained else "not in memory")
+
+def _ask_streaming(memory: Memory, question: str, **options: Any) -> None:
+    """``ask`` with a model, in text: how the question was read as soon as the search is done,
+    then the answer's words as the model writes them, then what it cites. At a terminal a
+    line on stderr says what the model is doing while nothing else moves."""
+    from .answer import is_abstention
+
+    tz = memory.tz
+    progress = sys.stderr.isatty()
+    model = memory.llm.name if memory.llm is not None else "the model"
+    if progress:
+        click.echo(f"… {model}: reading the question", err=True)
+    streamed: list[str] = []
+
+    def searched(response: SearchResponse) -> None:
+        # How the question was read (time, order, the search's own count) comes first: a
+        # small model counts worse than the search (results/llm-subset-qwen.txt).
+        for line in reading_lines(response, tz):
+            click.echo(line)
+        if progress:
+            shown = min(len(response.results), options.get("k") or memory.defaults.k)
+            click.echo(f"… {model}: answering from {shown} memories", err=True)
+
+    def answer_words(text: str) -> None:
+        streamed.append(text)
+        click.echo(text, nl=False)
+        sys.stdout.flush()
+
+    answer = memory.ask(question, on_search=searched, on_answer_text=answer_words,
+                        **options)
+    said = "".join(streamed)
+    if said:
+        click.echo("")
+    if not answer.abstained:
+        if not said:  # nothing streamed (a model that does not stream): the whole answer
+            click.echo(answer.answer)
+    elif not said or not is_abstention(said):
+        click.echo(("→ " if said else "") + "not in memory"
+                   + (" (the answer above was withheld)" if said else ""))
+    _cited_lines(answer, tz)
+    if answer.abstained and answer.reasoning:
+        click.echo(f"  ({answer.reasoning})", err=True)
+
+
+def _cited_lines(answer: Answer, tz: tzinfo) -> None:
     cited = {c.memory.id: c for c in answer.evidence}
     for memory_id in answer.citations:
         cited_candidate = cited.get(memory_id)
@@ -990,8 +1044,6 @@ def ask(context: Context, question: str, k: int | None, analyze: str,
         click.echo(hanging(f"  [{record.id}] ", record.content))
         click.echo(f"      session {span_text(record.session_start, record.session_end, tz)}"
                    f" · turns {', '.join(record.source_turns)}")
-    if answer.abstained and answer.reasoning:
-        click.echo(f"  ({answer.reasoning})", err=True)
 
 
 def _window_text(memory: Memory, start: str | None, end: str | None) -> str:

@@ -6,7 +6,7 @@ scripted fakes and imported without llama.cpp or onnxruntime.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
@@ -68,7 +68,11 @@ class LLM(Protocol):
     name: str
 
     def chat_json(
-        self, messages: list[dict], schema: dict, *, max_tokens: int, temperature: float = 0.0
-    ) -> LLMResult: ...
+        self, messages: list[dict], schema: dict, *, max_tokens: int, temperature: float = 0.0,
+        on_text: Callable[[str], None] | None = None,
+    ) -> LLMResult:
+        """``on_text``, when given, receives the reply's text piece by piece as it is
+        generated (the result still holds all of it)."""
+        ...
 
     def count_tokens(self, text: str) -> int: ...

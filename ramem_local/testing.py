@@ -105,7 +105,8 @@ class ScriptedLLM:
     calls: list[dict] = field(default_factory=list)
 
     def chat_json(self, messages: list[dict], schema: dict, *, max_tokens: int,
-                  temperature: float = 0.0) -> LLMResult:
+                  temperature: float = 0.0,
+                  on_text: Callable[[str], None] | None = None) -> LLMResult:
         self.calls.append({"messages": messages, "schema": schema, "max_tokens": max_tokens})
         if not self.replies:
             raise AssertionError("ScriptedLLM ran out of scripted replies")
@@ -113,8 +114,12 @@ class ScriptedLLM:
         if callable(reply):
             reply = reply(messages, schema, max_tokens)
         if isinstance(reply, LLMResult):
+            if on_text is not None:
+                _stream(reply.raw, on_text)
             return reply
         raw = reply if isinstance(reply, str) else json.dumps(reply)
+        if on_text is not None:
+            _stream(raw, on_text)
         try:
             data = json.loads(raw)
         except ValueError:
@@ -126,3 +131,10 @@ class ScriptedLLM:
 
     def count_tokens(self, text: str) -> int:
         return max(1, len(text) // 4)
+
+
+def _stream(raw: str, on_text: Callable[[str], None], piece: int = 3) -> None:
+    """Hand ``raw`` to ``on_text`` a few characters at a time, as a model's tokens arrive
+    (an escape sequence may be cut, as a token may cut one)."""
+    for start in range(0, len(raw), piece):
+        on_text(raw[start:start + piece])

@@ -137,9 +137,10 @@ class RecordingLLM:
         return getattr(self.inner, attribute)
 
     def chat_json(self, messages: list[dict], schema: dict, *, max_tokens: int,
-                  temperature: float = 0.0) -> LLMResult:
+                  temperature: float = 0.0,
+                  on_text: Callable[[str], None] | None = None) -> LLMResult:
         result = self.inner.chat_json(messages, schema, max_tokens=max_tokens,
-                                      temperature=temperature)
+                                      temperature=temperature, on_text=on_text)
         self.calls.append(RecordedCall(messages, schema, result))
         return result
 

@@ -10,6 +10,7 @@ import pytest
 from ramem_local.answer import (
     NOT_IN_MEMORY,
     SYSTEM_PROMPT,
+    AnswerText,
     answer_schema,
     format_evidence,
     generate_answer,
@@ -345,3 +346,54 @@ def test_without_reporters_no_answer_is_checked():
     llm = ScriptedLLM([{"reasoning": "r", "answer": "Boston", "citations": [7]}])
     answer = generate_answer(llm, "Where did Melanie go?", FRAME, list(CANDIDATES), UTC)
     assert not answer.abstained
+
+
+# --------------------------------------------------------------------------- streaming
+
+REPLY = {"reasoning": 'M7 says "answer": "Boston" was the place', "answer":
+         'an LGBTQ "support" group \u2013 caf\u00e9\\n', "citations": [7]}
+
+
+@pytest.mark.parametrize("piece", [1, 2, 3, 5, 8, 1000])
+def test_the_answer_is_read_from_the_reply_as_it_streams(piece):
+    raw = json.dumps(REPLY)  # escapes non-ASCII: "\u2013" may be cut between pieces
+    reader = AnswerText()
+    shown = [reader.feed(raw[start:start + piece]) for start in range(0, len(raw), piece)]
+    assert "".join(shown) == REPLY["answer"]
+    # nothing of the reasoning, not even its quoted "answer"
+    assert "Boston" not in "".join(shown)
+
+
+@pytest.mark.parametrize("partial", [
+    '{"reasoning": "still thinking about the ans',
+    '{"reasoning": "x", "answer"',
+    '{"reasoning": "x", "answer": ',
+    '{"reasoning": "x", "answer": "ab\\',
+    '{"reasoning": "x", "answer": "ab\\u00',
+])
+def test_a_reply_cut_anywhere_shows_only_what_is_complete(partial):
+    reader = AnswerText()
+    shown = reader.feed(partial)
+    assert shown in ("", "ab")
+    rest = {'{"reasoning": "x", "answer": "ab\\': 'n"}',
+            '{"reasoning": "x", "answer": "ab\\u00': 'e9"}'}
+    if partial in rest:
+        assert shown + reader.feed(rest[partial]) == ("ab\n" if partial.endswith("\\")
+                                                      else "ab\u00e9")
+
+
+def test_streaming_hands_out_the_answer_and_returns_the_same_answer():
+    streamed: list[str] = []
+    live = ask(ScriptedLLM([dict(REPLY)]), on_answer_text=streamed.append)
+    quiet = ask(ScriptedLLM([dict(REPLY)]))
+    assert "".join(streamed) == REPLY["answer"] == live.answer == quiet.answer
+    assert (live.citations, live.abstained) == (quiet.citations, quiet.abstained) == ([7], False)
+    assert len(streamed) > 5  # piece by piece, not at the end
+
+
+def test_streamed_words_the_checks_withhold_are_still_withheld():
+    streamed: list[str] = []
+    answer = ask(ScriptedLLM([{"reasoning": "", "answer": "Boston", "citations": []}]),
+                 on_answer_text=streamed.append)
+    assert "".join(streamed) == "Boston"
+    assert answer.abstained and answer.answer == "not in memory"

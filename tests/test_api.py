@@ -453,6 +453,30 @@ def test_ask_can_skip_the_analyzer_where_the_question_was_read_already(
             memory.ask(question, analyze="sometimes")
 
 
+def test_ask_shows_the_search_before_the_answer_and_the_answer_as_it_is_written(
+        tmp_path, hashing_embedder, chat_file):
+    events: list[str] = []
+
+    def answer(messages, schema, max_tokens):
+        events.append("answer call")
+        said = re.search(r"\[M(\d+)\] Ann: I adopted a grey cat called Pixel",
+                         messages[-1]["content"])
+        assert said is not None
+        return {"reasoning": "Ann says so", "answer": "Pixel, a grey cat",
+                "citations": [int(said.group(1))]}
+
+    with Memory.open(tmp_path / "b.db", embedder=hashing_embedder,
+                     llm=ScriptedLLM([answer])) as memory:
+        memory.ingest(chat_file)
+        result = memory.ask(
+            "What is the name of Ann's cat?", k=3, analyze="never",
+            on_search=lambda response: events.append(f"search: {len(response.results)}"),
+            on_answer_text=lambda text: events.append(f"words: {text}"))
+    assert events[:2] == ["search: 3", "answer call"]
+    words = [event.removeprefix("words: ") for event in events[2:]]
+    assert len(words) > 1 and "".join(words) == result.answer == "Pixel, a grey cat"
+
+
 def test_ask_without_llm_returns_the_evidence(tmp_path, hashing_embedder, chat_file):
     with Memory.open(tmp_path / "b.db", embedder=hashing_embedder) as memory:
         memory.ingest(chat_file)

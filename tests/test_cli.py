@@ -352,6 +352,44 @@ def test_ask_with_nothing_found_says_so_with_an_llm_and_asks_it_nothing(bank):
     assert len(llm.calls) == 1
 
 
+def test_ask_prints_the_reading_then_the_answer_as_written_then_what_it_cites(bank):
+    from ramem_local import models
+    from ramem_local.testing import ScriptedLLM
+
+    ok(ramem("--db", bank, "add", "Went to the climbing gym with Ana", "--at", "2026-11-14"))
+    ok(ramem("--db", bank, "add", "Cooked shakshuka for Ana", "--at", "2026-11-15"))
+
+    def answer(messages, schema, max_tokens):
+        cited = schema["properties"]["citations"]["items"]["enum"]
+        return {"reasoning": "the entry says so", "answer": "Shakshuka, for Ana",
+                "citations": cited[:1]}
+
+    with models.registered_llm("scripted", lambda: ScriptedLLM([answer, answer])):
+        question = "What did I cook for Ana on 15 November 2026?"
+        text = ok(ramem("--db", bank, "--llm", "scripted", "ask", question,
+                        "--analyze", "never")).stdout.splitlines()
+        json_answer = as_json(ramem("--db", bank, "--llm", "scripted", "ask", question,
+                                    "--analyze", "never", "--json"))
+    answer_line = text.index("Shakshuka, for Ana")
+    assert answer_line >= 1 and text[0].startswith("time:")  # the reading comes first
+    assert json_answer["answer"] == "Shakshuka, for Ana"  # --json as before
+    assert text[answer_line + 1].startswith("  [")  # then what it cites
+
+
+def test_ask_says_when_the_words_it_showed_were_withheld(bank):
+    from ramem_local import models
+    from ramem_local.testing import ScriptedLLM
+
+    ok(ramem("--db", bank, "add", "Cooked shakshuka for Ana", "--at", "2026-11-15"))
+    uncited = {"reasoning": "", "answer": "Pancakes", "citations": []}
+    with models.registered_llm("scripted", lambda: ScriptedLLM([uncited])):
+        result = ok(ramem("--db", bank, "--llm", "scripted", "ask", "What did I cook?",
+                          "--analyze", "never"))
+    lines = result.stdout.splitlines()
+    assert lines[-2:] == ["Pancakes", "→ not in memory (the answer above was withheld)"]
+    assert "(the model's answer 'Pancakes' cited no memory shown.)" in result.stderr
+
+
 def test_add_with_unreadable_date_fails_cleanly_and_stores_nothing(bank):
     result = ramem("--db", bank, "add", "Something happened", "--at", "not a date")
     line = error_line(result)

@@ -114,6 +114,22 @@ def test_real_model_is_deterministic_at_temperature_zero(runtime):
 
 
 @pytest.mark.real_model
+def test_a_streamed_call_hands_out_its_tokens_and_returns_what_a_quiet_one_returns(runtime):
+    quiet = runtime.chat_json(REVIEW, SENTIMENT, max_tokens=128)
+    pieces: list[str] = []
+    streamed = runtime.chat_json(REVIEW, SENTIMENT, max_tokens=128, on_text=pieces.append)
+    assert "".join(pieces) == streamed.raw == quiet.raw
+    assert (streamed.data, streamed.error, streamed.finish_reason) == (
+        quiet.data, quiet.error, quiet.finish_reason)
+    assert (streamed.tokens_in, streamed.tokens_out) == (quiet.tokens_in, quiet.tokens_out)
+    assert len(pieces) == quiet.tokens_out  # a piece per token
+    cut: list[str] = []
+    truncated = runtime.chat_json(REVIEW, SENTIMENT, max_tokens=3, on_text=cut.append)
+    assert (truncated.error, truncated.finish_reason, truncated.tokens_out) == (
+        "truncated", "length", 3)
+
+
+@pytest.mark.real_model
 def test_tiny_token_budget_is_reported_as_truncated(runtime):
     result = runtime.chat_json(REVIEW, SENTIMENT, max_tokens=3)
 

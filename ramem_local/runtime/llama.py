@@ -27,7 +27,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -251,9 +251,13 @@ class LlamaRuntime:
         return len(self._model.llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def chat_json(
-        self, messages: list[dict], schema: dict, *, max_tokens: int, temperature: float = 0.0
+        self, messages: list[dict], schema: dict, *, max_tokens: int, temperature: float = 0.0,
+        on_text: Callable[[str], None] | None = None,
     ) -> LLMResult:
-        """One grammar-constrained chat call. Never raises for model or llama errors."""
+        """One grammar-constrained chat call. Never raises for model or llama errors.
+
+        ``on_text``: the reply's text as it is generated, token by token (the same tokens
+        and the same result as without it)."""
         start = time.perf_counter()
         try:
             grammar = self._grammar(schema)
@@ -270,10 +274,34 @@ class LlamaRuntime:
                     seed=self.seed,
                     max_tokens=max_tokens,
                     repeat_penalty=self.repeat_penalty,
+                    stream=on_text is not None,
                 )
+                if on_text is not None:
+                    response = self._streamed(response, prepared, on_text)
         except Exception as exc:  # e.g. prompt longer than the context
             return _failed(f"{type(exc).__name__}: {exc}", start)
         return _result(response, schema, start)
+
+    def _streamed(self, chunks: Iterator[dict], messages: list[dict],
+                  on_text: Callable[[str], None]) -> dict:
+        """The response a call without streaming returns, from its chunks, each chunk's text
+        handed to ``on_text`` as it comes. A chunk is one token (llama-cpp-python streams
+        token by token); the prompt's tokens are counted as its template renders them."""
+        pieces: list[str] = []
+        finish = None
+        generated = 0
+        for chunk in chunks:
+            choice = chunk["choices"][0]
+            text = (choice.get("delta") or {}).get("content") or ""
+            if text:
+                generated += 1
+                pieces.append(text)
+                on_text(text)
+            finish = choice.get("finish_reason") or finish
+        renderer = self._renderer()
+        prompt = len(renderer.tokens(messages)) if renderer is not None else 0
+        return {"choices": [{"message": {"content": "".join(pieces)}, "finish_reason": finish}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": generated}}
 
     def _prepare_context(self, messages: list[dict]) -> None:
         """Put the llama context in the state this call starts from (see ``__init__``)."""
