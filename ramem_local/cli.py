@@ -48,6 +48,7 @@ from .errors import (
     one_line,
 )
 from .render import (
+    after_streamed_answer,
     answer_dict,
     answer_reading_lines,
     candidate_dict,
@@ -72,9 +73,8 @@ from .render import (
 if TYPE_CHECKING:
     from datetime import tzinfo
 
-    from . import Memory
+    from . import Answer, Memory, SearchResponse
     from .eval.tuning import SearchTuning
-    from .types import Answer, SearchResponse
 
 BUG_EXIT = 70  # EX_SOFTWARE (sysexits.h): an internal error
 
@@ -995,8 +995,6 @@ def _ask_streaming(memory: Memory, question: str, **options: Any) -> None:
     """``ask`` with a model, in text: how the question was read as soon as the search is done,
     then the answer's words as the model writes them, then what it cites. At a terminal a
     line on stderr says what the model is doing while nothing else moves."""
-    from .answer import is_abstention
-
     tz = memory.tz
     progress = sys.stderr.isatty()
     model = memory.llm.name if memory.llm is not None else "the model"
@@ -1023,12 +1021,8 @@ def _ask_streaming(memory: Memory, question: str, **options: Any) -> None:
     said = "".join(streamed)
     if said:
         click.echo("")
-    if not answer.abstained:
-        if not said:  # nothing streamed (a model that does not stream): the whole answer
-            click.echo(answer.answer)
-    elif not said or not is_abstention(said):
-        click.echo(("→ " if said else "") + "not in memory"
-                   + (" (the answer above was withheld)" if said else ""))
+    for line in after_streamed_answer(said, answer):
+        click.echo(line)
     _cited_lines(answer, tz)
     if answer.abstained and answer.reasoning:
         click.echo(f"  ({answer.reasoning})", err=True)

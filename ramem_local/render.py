@@ -169,6 +169,21 @@ def answer_reading_lines(answer: Answer, tz: tzinfo) -> list[str]:
                                         count=answer.count, capped=answer.capped), tz)
 
 
+def after_streamed_answer(streamed: str, answer: Answer) -> list[str]:
+    """What ``ask`` prints once the model is done, after the answer's words it streamed
+    (``streamed``, possibly nothing): the whole answer when nothing streamed, and where the
+    checks turned the words shown into "not in memory", a line saying so."""
+    from .answer import NOT_IN_MEMORY, is_abstention
+
+    if not answer.abstained:
+        return [] if streamed else [answer.answer]
+    if not streamed:
+        return [NOT_IN_MEMORY]
+    if is_abstention(streamed):  # the model said so itself
+        return []
+    return [f"→ {NOT_IN_MEMORY} (the answer above was withheld)"]
+
+
 def trace_dict(trace: Trace, results: list[Candidate], tz: tzinfo) -> dict:
     total = LLMCall.total(trace.llm_calls)
     return {

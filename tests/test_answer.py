@@ -397,3 +397,19 @@ def test_streamed_words_the_checks_withhold_are_still_withheld():
                  on_answer_text=streamed.append)
     assert "".join(streamed) == "Boston"
     assert answer.abstained and answer.answer == "not in memory"
+
+
+@pytest.mark.parametrize(("streamed", "answered", "abstained", "lines"), [
+    ("Shakshuka", "Shakshuka", False, []),  # shown already
+    ("", "Shakshuka", False, ["Shakshuka"]),  # nothing streamed: the whole answer
+    ("", NOT_IN_MEMORY, True, [NOT_IN_MEMORY]),  # no model call (nothing found)
+    ("Not in memory.", NOT_IN_MEMORY, True, []),  # the model said so itself
+    ("Pancakes", NOT_IN_MEMORY, True, ["→ not in memory (the answer above was withheld)"]),
+])
+def test_what_ask_prints_after_the_streamed_words(streamed, answered, abstained, lines):
+    from ramem_local.render import after_streamed_answer
+    from ramem_local.types import Answer
+
+    answer = Answer(question="q", answer=answered, abstained=abstained, reasoning="",
+                    citations=[], evidence=[], trace=Trace(frame=FRAME))
+    assert after_streamed_answer(streamed, answer) == lines

@@ -121,9 +121,12 @@ class SavedPrefixes:
         path = self.path(prefix)
         try:
             state = path.read_bytes()
-            os.utime(path)  # recently used: kept longest
         except OSError:
             return None
+        try:
+            os.utime(path)  # recently used: kept longest
+        except OSError:  # a read-only cache still serves
+            pass
         return state or None
 
     def write(self, prefix: tuple[int, ...], state: bytes) -> None:
