@@ -19,9 +19,9 @@ from .names import participants_named
 from .protocols import LLM, LLMResult
 from .render import span_text, spoken_date, spoken_day
 from .schemas import array, enum, obj, string
+from .text import NOT_IN_MEMORY, is_abstention
 from .types import Answer, Candidate, LLMCall, MemoryRecord, RecallFrame, Trace
 
-NOT_IN_MEMORY = "not in memory"
 MAX_CITATIONS = 5
 TRUNCATION_MARK = "…"
 
@@ -231,11 +231,6 @@ def _decoded_prefix(raw: str) -> str:
         except ValueError:
             continue
     return ""
-
-
-def is_abstention(text: str) -> bool:
-    """Whether a model answer says "not in memory" (case, spaces, quotes, final stop ignored)."""
-    return text.strip().strip("\"'").rstrip(".!").strip().lower() == NOT_IN_MEMORY
 
 
 def call_record(stage: str, result: LLMResult) -> LLMCall:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, tzinfo
 from typing import Any
 
+from .text import NOT_IN_MEMORY, is_abstention
 from .types import (
     Answer,
     Candidate,
@@ -173,8 +174,6 @@ def after_streamed_answer(streamed: str, answer: Answer) -> list[str]:
     """What ``ask`` prints once the model is done, after the answer's words it streamed
     (``streamed``, possibly nothing): the whole answer when nothing streamed, and where the
     checks turned the words shown into "not in memory", a line saying so."""
-    from .answer import NOT_IN_MEMORY, is_abstention
-
     if not answer.abstained:
         return [] if streamed else [answer.answer]
     if not streamed:

@@ -131,3 +131,13 @@ def normalised_hash(text: str) -> str:
     """Hash of text after case folding and whitespace collapsing (for exact de-duplication)."""
     normal = " ".join(text.casefold().split())
     return hashlib.sha256(normal.encode()).hexdigest()
+
+
+# What an answer says when the memories shown do not hold it (``answer``), and how a model's
+# own wording of it is recognised.
+NOT_IN_MEMORY = "not in memory"
+
+
+def is_abstention(text: str) -> bool:
+    """Whether a model answer says "not in memory" (case, spaces, quotes, final stop ignored)."""
+    return text.strip().strip("\"'").rstrip(".!").strip().lower() == NOT_IN_MEMORY
