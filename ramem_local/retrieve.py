@@ -160,10 +160,10 @@ class RetrievalSettings:
     # Nate do last weekend?": "weekend"), the dense query not: measured on vs off,
     # results/locomo-folds.txt.
     time_words_in_range: bool = True
-    # A question's relative time words ("last weekend", "yesterday", "next month") read
-    # against a guessed reference (a conversation bank's last session) may be those of any
-    # session that said them: those sessions join the filter (``sessions_saying_the_cue``).
-    # Measured on vs off, results/locomo-folds.txt.
+    # The sessions where a memory says the question's own time words ("last weekend",
+    # "last year") join the filter: where, read there, the words land on the question's
+    # range, or, when the reference is a guess (a conversation bank's last session), on any
+    # (``sessions_saying_the_cue``). Measured on vs off, results/locomo-folds.txt.
     cue_sessions: bool = True
 
     def __post_init__(self) -> None:
