@@ -169,16 +169,7 @@ class AnswerText:
         start = _value_start(self.reply, self.KEY)
         if start is None:
             return None
-        end = start
-        while end < len(self.reply):
-            char = self.reply[end]
-            if char == "\\":
-                end += 2
-                continue
-            if char == '"':
-                break
-            end += 1
-        return self.reply[start:min(end, len(self.reply))]
+        return self.reply[start:_string_end(self.reply, start - 1)]  # to the end while open
 
 
 def _value_start(reply: str, key: str) -> int | None:
@@ -279,14 +270,21 @@ def generate_answer(
 
     reference = reference_text or reference_day_text(frame.reference_time, tz)
     started = time.perf_counter()
-    streamed = AnswerText() if on_answer_text is not None else None
+    streaming: dict[str, Callable[[str], None]] = {}
+    if on_answer_text is not None:  # (an LLM is asked to stream only when someone reads it)
+        streamed, show = AnswerText(), on_answer_text
+
+        def on_text(piece: str) -> None:
+            if words := streamed.feed(piece):
+                show(words)
+
+        streaming["on_text"] = on_text
     result = llm.chat_json(
         answer_messages(question, evidence_text, reference),
         answer_schema(shown),
         max_tokens=max_tokens,
         temperature=0.0,
-        **({"on_text": lambda piece: _show(streamed.feed(piece), on_answer_text)}
-           if streamed is not None and on_answer_text is not None else {}),
+        **streaming,
     )
     trace.timings_ms["answer"] = round((time.perf_counter() - started) * 1000, 2)
     trace.llm_calls.append(call_record("answer", result))
@@ -305,11 +303,6 @@ def generate_answer(
            f"the question asks about {person}")
     trace.notes.append(f"answer withheld: {why}")
     return _abstain(question, f"{why}. {answer.reasoning}".strip(), evidence, trace)
-
-
-def _show(text: str, on_answer_text: Callable[[str], None]) -> None:
-    if text:
-        on_answer_text(text)
 
 
 def person_not_cited(question: str, citations: Sequence[int], participants: Sequence[str],

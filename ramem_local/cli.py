@@ -965,31 +965,30 @@ def ask(context: Context, question: str, k: int | None, analyze: str,
     --llm, prints the best evidence with its episode instead of an answer.
     """
     memory = context.memory(create=False, announce=True)
-    tz = memory.tz
+    options: dict[str, Any] = {
+        "k": k, "as_of": as_of, "mode": mode, "buffer_days": buffer_days,
+        "conversation": conversation, "exclude_turns": exclude_turns,
+        "dense_index": dense_index, "analyze": analyze}
     if memory.llm is not None and not as_json:
-        _ask_streaming(memory, question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
-                       conversation=conversation, exclude_turns=exclude_turns,
-                       dense_index=dense_index, analyze=analyze)
+        _ask_streaming(memory, question, **options)
         return
-    answer = memory.ask(question, k=k, as_of=as_of, mode=mode, buffer_days=buffer_days,
-                        conversation=conversation, exclude_turns=exclude_turns,
-                        dense_index=dense_index, analyze=analyze)
+    answer = memory.ask(question, **options)
+    tz = memory.tz
     if as_json:
         _echo_json(answer_dict(answer, tz))
         return
-    # How the question was read (time, order, the search's own count) comes first, with or
-    # without a model: a small model counts worse than the search (results/llm-subset-qwen.txt).
+    # Without a model: how the question was read (time, order, the search's own count), then
+    # the evidence.
     for line in answer_reading_lines(answer, tz):
         click.echo(line)
-    if memory.llm is None:
-        click.echo("note: no --llm: showing the evidence instead of an answer", err=True)
-        if not answer.evidence:
-            click.echo("no memories match")
-        counted = sum(c.list_name == "counted" for c in answer.evidence)
-        for rank, candidate in enumerate(answer.evidence[:max(5, counted)], 1):
-            for line in candidate_lines(candidate, rank, tz):
-                click.echo(line)
-        return
+    click.echo("note: no --llm: showing the evidence instead of an answer", err=True)
+    if not answer.evidence:
+        click.echo("no memories match")
+    counted = sum(c.list_name == "counted" for c in answer.evidence)
+    for rank, candidate in enumerate(answer.evidence[:max(5, counted)], 1):
+        for line in candidate_lines(candidate, rank, tz):
+            click.echo(line)
+
 
 def _ask_streaming(memory: Memory, question: str, **options: Any) -> None:
     """``ask`` with a model, in text: how the question was read as soon as the search is done,
