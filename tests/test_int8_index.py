@@ -14,6 +14,7 @@ from ramem_local.store.int8_matrix import (
     INTEGER_PRODUCT_GRAPH,
     QUERY_STEPS,
     Int8Matrix,
+    _integer_product,
     _query_steps,
     quantise,
 )
@@ -370,3 +371,10 @@ def test_a_neighbourhood_stays_in_its_own_conversation(tmp_path):
     assert group < 0.95
     assert closeness[outsider] == pytest.approx(1.0, abs=0.01)  # itself alone
     assert closeness[groups[1][0]] == pytest.approx(group, abs=0.02)
+
+
+def test_the_integer_products_threads_sleep_once_a_product_is_done():
+    """Spinning threads of the product's session took the cores the search's SQL and the next
+    query's encoding needed (results/bench-search.txt)."""
+    options = _integer_product().get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
