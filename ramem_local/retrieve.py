@@ -856,14 +856,20 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
     latest = frame.order != EARLIEST
     start, end = _occurrence_window(frame)
     speakers = _speakers(store, frame, conversation_id)
+    # The event the range is given by is not what is asked ("the last book I started before
+    # my first day at Orbis Freight": not "First day at Orbis Freight"), though its day is in
+    # the range.
+    events = _event_memories(frame)
 
     def reports(fts: str | None, acts: Sequence[str] = (REPORT,), limit: int = -1
                 ) -> list[tuple[int, int]]:
-        return store.occurrences(
+        found = store.occurrences(
             fts_query=fts, happened_from=start, happened_until=end, newest_first=latest,
-            limit=limit, assistant=ASSISTANT, conversation_id=conversation_id,
-            exclude_turns=settings.exclude_turns, written_by=frame.as_of, persons=speakers,
-            acts=acts)
+            limit=limit if limit < 0 else limit + len(events), assistant=ASSISTANT,
+            conversation_id=conversation_id, exclude_turns=settings.exclude_turns,
+            written_by=frame.as_of, persons=speakers, acts=acts)
+        kept = [(i, when) for i, when in found if i not in events]
+        return kept if limit < 0 else kept[:limit]
 
     order = "latest" if latest else "earliest"
     for name in _names_asked_about(store, frame, conversation_id):

@@ -1235,3 +1235,25 @@ def test_a_verb_lends_no_reports_from_an_aside_nor_more_than_are_counted(dishes)
     added, verbs = _doing_the_same(store, occurrences, {office: 0, hiring: 0}, set(), [],
                                    set(), *march)
     assert verbs == ["worked"] and set(added) == {memory_id("Worked on the client proposal")}
+
+
+SWIMS = [  # the event the range is given by does what is asked too
+    ("2024-05-04 07:00", "Went swimming at the lido with Ana before work."),
+    ("2024-05-18 07:00", "Went swimming at the lido with Tom; the water was cold."),
+    ("2024-06-01 10:00", "Swam the 200 m at the club's swimming gala and came fourth."),
+    ("2024-06-08 07:00", "Went swimming at the lido again, slow and easy."),
+]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    ("When did I last go swimming before the swimming gala?", "with Tom"),
+    ("When did I first go swimming after the swimming gala?", "slow and easy"),
+])
+def test_the_event_a_range_is_given_by_is_not_what_the_order_lists(tmp_path, question, first):
+    """"Before the gala" holds the gala's own day (its time of day is rarely known), so the
+    gala's entry, a report of swimming, was the latest swim before it."""
+    with Memory.open(_journal_bank(tmp_path / "swims.db", SWIMS)) as memory:
+        response = memory.search(question, as_of="2024-07-01")
+    assert response.trace.frame.anchor is not None
+    assert response.trace.frame.anchor.memory_id is not None
+    assert first in _contents(response)[0]

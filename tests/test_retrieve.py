@@ -178,6 +178,28 @@ def test_proximity_is_when_a_memory_was_said_not_how_long_its_session_lasted(
         assert response.results[0] is accepted
 
 
+@pytest.mark.parametrize(("said_at", "text", "inside"), [
+    # a plan names a time nothing happened in yet: placed by when it was said (December)
+    ("2024-12-10 20:00", "Maybe I'll go see the Paper Owls in the spring.", False),
+    # a report of that time happened in it, though told weeks later
+    ("2025-07-02 20:00", "In the spring I saw the Paper Owls live at the park stage.", True),
+])
+def test_a_plans_time_is_not_when_something_happened(tmp_path, hashing_embedder, said_at,
+                                                     text, inside):
+    with Memory.open(tmp_path / "b.db", embedder=hashing_embedder) as bank:
+        bank.add(text, at=said_at)
+        bank.add("Saw the Velvet Tides live with Aisha.", at="2025-05-28 21:00")
+        placed = bank.search("Who did I see play live between 26 May 2025 and 1 June 2025?",
+                             k=4, as_of="2025-08-01")
+        by_text = {c.memory.content: c for c in placed.results}
+        said_apart = by_text[f"me: {text}"]
+        spring = said_apart.memory.event_start
+        assert spring is not None and spring <= placed.trace.frame.time_range.start
+        assert said_apart.list_name == "context"
+        assert (said_apart.tier == 0) is inside
+        assert said_apart.tier == 0 or said_apart.tier > 30  # the gap to when it was said
+
+
 def test_time_range_helpers():
     r = TimeRange(10 * DAY, 12 * DAY)
     assert r.widened(1) == TimeRange(9 * DAY, 13 * DAY)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..types import DAY, DENSE_INDEXES
+from ..types import DAY, DENSE_INDEXES, OTHER, REPORT
 
 EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 
@@ -149,20 +149,28 @@ filled AS (
 # that tells of 23 May).
 SAID_UNTIL = f"min(m.session_end, m.session_start + {DAY})"
 
+# Whether a memory's event time is when something happened: a report (the writer's or someone
+# else's). A plan, a wish, a question or a request names a time nothing happened in yet ("Maybe
+# I'll go see the Hollow Pines in the spring", said in December): it is placed by when it was said.
+HAPPENED = f"m.act IN ('{REPORT}', '{OTHER}')"
+
 PLACEMENT_COLUMNS = f"""
            m.session_start IN (SELECT value FROM json_each(:said_in)) OR
-           CASE WHEN m.event_start IS NOT NULL AND :event_time_first AND m.act = 'report'
+           CASE WHEN m.event_start IS NOT NULL AND :event_time_first AND m.act = '{REPORT}'
                 THEN m.event_start < :raw_end AND m.event_end > :raw_start
                 WHEN m.event_start IS NOT NULL AND :event_time_first
                 THEN m.session_start >= :raw_start AND m.session_start < :raw_end
                 ELSE m.session_start >= :raw_start AND m.session_start < :raw_end
-                     OR coalesce(m.event_start < :raw_end AND m.event_end > :raw_start, 0)
+                     OR coalesce({HAPPENED} AND m.event_start < :raw_end
+                                 AND m.event_end > :raw_start, 0)
            END AS said_or_happened_inside,
            m.session_start < :raw_end AND {SAID_UNTIL} > :raw_start
              AS said_day_reaches_range,
            min(
                max(0, :raw_start - {SAID_UNTIL}, m.session_start - :raw_end),
-               coalesce(max(0, :raw_start - m.event_end, m.event_start - :raw_end), 1 << 40)
+               coalesce(CASE WHEN {HAPPENED}
+                             THEN max(0, :raw_start - m.event_end, m.event_start - :raw_end)
+                        END, 1 << 40)
            ) AS gap_seconds"""
 
 TIER = """CASE WHEN said_or_happened_inside THEN 0
