@@ -45,6 +45,7 @@ from .text import (
     STOPWORDS,
     content_words,
     fts_match_query,
+    named_persons,
     without_names,
     without_speaker,
     words,
@@ -544,6 +545,10 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
         if embedder is not None else None
     if vector is not None and settings.centre_query:
         vector = centred_query(vector, store.mean_vector())
+    people = _people_named(store, anchor.phrase)
+    # Someone's doing marks their event ("Lena got married today" is Lena's wedding); an event
+    # that names no one else is the writer's ("the move": not "Jonah is moving to Leeds").
+    acts = (REPORT, OTHER) if people else (REPORT,)
     reports: list[RankedRow] = []
     for fts in (occasion_query(anchor.phrase), fts_match_query(anchor.phrase)):
         if fts is None:
@@ -551,9 +556,8 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
         rows = content_list(store, Query(vector=vector, fts=fts),
                             settings, conversation_id, frame.as_of, limit=settings.depth)
         sharing = _sharing_a_word(store, anchor.phrase, [row.id for row in rows])
-        # Anyone's doing marks an event: "Lena got married today" is her wedding.
         happened = report_times(store, [r.id for r in rows], frame, settings, conversation_id,
-                                acts=(REPORT, OTHER))
+                                acts=acts)
         # A report of the event shares a word with its phrase ("the move": "Moved into the
         # flat"); the dense list alone always returns something, found or not. Shares, not
         # ranks among BM25's first: a name every tenth memory holds ranks its short ones
@@ -574,15 +578,58 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     if vector is not None and settings.anchor_by_meaning:
         # A report far closer in meaning than the first by fused rank is the event: a short
         # report of the same person shares the words as well and ranks first by them ("Long
-        # lunch with Aisha" for "Aisha's wedding", beside "Aisha got married today").
-        closeness = _closeness(store, vector, [row.id for row in reports])
-        meant = max(reports, key=lambda row: closeness.get(row.id, -1.0))
+        # lunch with Aisha" for "Aisha's wedding", beside "Aisha got married today"). The
+        # meaning is the event's, without whose it is: every report of Lena is close to
+        # "Lena getting married" by her name, "Danced all night at Lena's wedding" to
+        # "getting married" by what happened.
+        # "getting married" by what happened, among the reports naming Lena: the name says
+        # whose ("I adopted Miso the cat" is not the day Pixel was adopted).
+        meaning = _event_meaning(store, embedder, anchor.phrase, people, settings) \
+            if people and embedder is not None else None
+        theirs = _naming(store, people, reports) if meaning is not None else reports
+        closeness = _closeness(store, vector if meaning is None else meaning,
+                               [row.id for row in [best, *theirs]])
+        meant = max(theirs or [best], key=lambda row: closeness.get(row.id, -1.0))
         if closeness.get(meant.id, -1.0) > closeness.get(best.id, -1.0) + ANCHOR_MEANING:
             best, close = meant, []
     anchor.memory_id, anchor.time = best.id, happened[best.id]
     anchor.confident = not close
     anchor.candidates = {row.id: happened[row.id] for row in [best, *close]} if close else {}
     return True
+
+
+def _people_named(store: Store, phrase: str) -> list[str]:
+    """Who ``phrase`` names: its capitalised words that are someone's ("Jonah's move") or that
+    some memory names among its persons ("Lena" in "Lena getting married", "Rosa" in "saying
+    goodbye to Aunt Rosa"); not "Station Road" in "the move to Station Road"."""
+    found = []
+    for word in dict.fromkeys(_CAPITALISED.findall(phrase)):
+        name = _POSSESSIVE_END.sub("", word)
+        if name != word or store.names_a_person(name):
+            found.append(name)
+    return list(dict.fromkeys(found))
+
+
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
+_POSSESSIVE_END = re.compile(r"(?:'s|’s|'|’)$")
+
+
+def _naming(store: Store, people: list[str], rows: list[RankedRow]) -> list[RankedRow]:
+    """The rows whose memory's text names one of ``people``."""
+    texts = store.get_memories([row.id for row in rows])
+    return [row for row in rows if row.id in texts
+            and named_persons(without_speaker(texts[row.id].content), people)]
+
+
+def _event_meaning(store: Store, embedder: Embedder, phrase: str, people: list[str],
+                   settings: RetrievalSettings) -> np.ndarray | None:
+    """The dense query of an event's phrase without the people it names, centred as the
+    search's; None when nothing but the names is left."""
+    rest = without_names(phrase, people)
+    if not content_words(rest):
+        return None
+    vector = embedder.embed_query(rest)
+    return centred_query(vector, store.mean_vector()) if settings.centre_query else vector
 
 
 def _a_person(store: Store, name: str, conversation_id: int | None) -> bool:

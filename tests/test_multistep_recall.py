@@ -1257,3 +1257,50 @@ def test_the_event_a_range_is_given_by_is_not_what_the_order_lists(tmp_path, que
     assert response.trace.frame.anchor is not None
     assert response.trace.frame.anchor.memory_id is not None
     assert first in _contents(response)[0]
+
+
+ANCHORS_BY_WHOSE = [  # others' moves after mine; Lena named often, her wedding once
+    *[(f"2024-{month:02d}-{day:02d} 12:00", text) for month in (8, 9, 10, 11)
+      for day, text in ((3, "Long lunch with Lena."), (9, "Lena called but I missed it."),
+                        (15, "Long phone call with Lena."), (21, "Coffee with Lena."),
+                        (26, "Lena texted about the weekend."), (28, "Long lunch with Lena."),
+                        (29, "Lena came round for dinner."), (30, "Walked to the canal with "
+                                                                  "Lena."))],
+    ("2024-03-01 09:00", "Keys for Chapel Row collected, moved in."),
+    ("2024-03-02 10:00", "Hung the pictures in the new hallway."),
+    ("2024-05-10 18:00", "Jonah is moving to Leeds, apparently."),
+    ("2024-05-11 10:00", "Cooked a Sunday roast for Tom."),
+    ("2024-06-20 18:00", "Marek is moving to Leeds, apparently."),
+    ("2024-06-21 10:00", "Fixed the bike chain at last."),
+    ("2024-04-01 12:00", "Long lunch with Lena."),
+    ("2024-04-06 21:00", "Danced all night at Lena's wedding."),
+    ("2024-04-07 11:00", "Slept until noon, then a slow walk by the river."),
+    ("2024-04-20 12:00", "Long phone call with Lena."),
+    ("2024-05-02 12:00", "Long lunch with Lena."),
+    ("2024-07-01 09:00", "Adopted a ginger cat from the shelter and named him Miso."),
+    ("2024-07-02 09:00", "Bought a scratching post for the hall."),
+    ("2024-08-01 09:00", "Adopted a grey cat from the shelter and named her Pixel."),
+    ("2024-08-02 09:00", "Took Pixel to the vet for her jabs."),
+    ("2024-08-15 09:00", "I adopted a black cat from the shelter and named him Shadow."),
+    ("2024-08-28 09:00", "Adopted a tabby cat from the shelter and named her Nova."),
+]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    # an event that names no one else is the writer's, not "Jonah is moving to Leeds"
+    ("What did I do the day after the move?", "Hung the pictures"),
+    # must not fire: a named person's doing is their event
+    ("What did I do the day after Jonah's move?", "Cooked a Sunday roast"),
+    # the event's meaning, among the reports naming Lena: not her latest short entry
+    ("What did I do the day after Lena getting married?", "Slept until noon"),
+    # must not fire: the name is the event's own ("Miso"), not the closest adoption
+    ("What did I do the day after I adopted Miso the cat?", "scratching post"),
+])
+def test_an_events_anchor_is_whose_it_is(tmp_path_factory, question, first):
+    path = tmp_path_factory.getbasetemp() / "anchors-by-whose.db"
+    if not path.exists():
+        _journal_bank(path, ANCHORS_BY_WHOSE)
+    with Memory.open(path) as memory:
+        response = memory.search(question, as_of="2024-12-01")
+    assert response.trace.frame.anchor.memory_id is not None
+    assert first in _contents(response)[0]
