@@ -9,13 +9,14 @@ Prints one JSON line per question and a summary: R@10 of the evidence the answer
 F1 of the answer, the share of abstentions and the median seconds per question (per category
 5 too, where abstaining is right).
 
-``--variants main,answer-first`` asks each question once per variant of the answer prompt, in
-turn (a run stopped early still compares the same questions): ``main`` as shipped,
-``answer-first`` with the reply's keys in the order answer, citations, reasoning.
+``--variants none,answer-first`` asks each question once per variant of the answer prompt
+(``scripts/llm_subset.py``'s ``VARIANTS``), in turn, so that a run stopped early still compares
+the same questions: ``none`` as shipped, ``answer-first`` with the reply's keys in the order
+answer, citations, reasoning.
 
     PYTHONPATH=. python scripts/ask_subset.py BANK.db MODEL.gguf LOCOMO.json --n 20 --out rows.json
     PYTHONPATH=. python scripts/ask_subset.py BANK.db MODEL.gguf LOCOMO.json --fixed \
-        --analyze never --variants main,answer-first --threads 2
+        --analyze never --variants none,answer-first --threads 2
 
 ``BANK.db`` is built on first use (MiniLM from ../shared, the whole LoCoMo file ingested).
 """
@@ -30,6 +31,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from llm_subset import VARIANTS as PROMPT_VARIANTS  # scripts/: the same prompt variants
+
 from ramem_local import Memory, SearchDefaults, answer
 from ramem_local.eval.metrics import recall_at_k, token_f1
 from ramem_local.recall.analyzer import analysis_can_decide
@@ -41,7 +44,6 @@ SAMPLE = "conv-26"
 # FIXED_ADVERSARIAL of category 5 (LoCoMo dev: 5 samples, 100 + 30).
 FIXED_ANSWERABLE = 20
 FIXED_ADVERSARIAL = 6
-VARIANTS = ("main", "answer-first")
 
 
 def fixed_subset(samples: list[dict]) -> list[tuple[str, dict]]:
@@ -58,25 +60,13 @@ def fixed_subset(samples: list[dict]) -> list[tuple[str, dict]]:
 
 @contextlib.contextmanager
 def prompt_variant(name: str) -> Iterator[None]:
-    """The answer prompt of variant ``name`` while inside (``main``: as shipped)."""
-    if name == "main":
-        yield
-        return
-    shipped_prompt, shipped_schema = answer.SYSTEM_PROMPT, answer.answer_schema
-
-    def answer_first_schema(shown_ids):
-        properties = shipped_schema(shown_ids)["properties"]
-        return answer.obj({key: properties[key] for key in ("answer", "citations", "reasoning")})
-
-    answer.SYSTEM_PROMPT = shipped_prompt.replace(
-        '{"reasoning": "...", "answer": "...", "citations": [ids]}',
-        '{"answer": "...", "citations": [ids], "reasoning": "..."}')
-    assert answer.SYSTEM_PROMPT != shipped_prompt
-    answer.answer_schema = answer_first_schema
+    """The answer prompt of ``llm_subset``'s variant ``name`` while inside, as shipped after."""
+    shipped = answer.SYSTEM_PROMPT, answer.answer_schema
+    PROMPT_VARIANTS[name]()
     try:
         yield
     finally:
-        answer.SYSTEM_PROMPT, answer.answer_schema = shipped_prompt, shipped_schema
+        answer.SYSTEM_PROMPT, answer.answer_schema = shipped
 
 
 def main() -> None:
@@ -95,13 +85,13 @@ def main() -> None:
     parser.add_argument("--fixed", action="store_true",
                         help="issue 51's fixed subset (fixed_subset): 100 + 30 questions, the "
                              "first --n of them")
-    parser.add_argument("--variants", default="main",
+    parser.add_argument("--variants", default="none",
                         help=f"answer prompts to ask each question with, in turn: "
-                             f"{', '.join(VARIANTS)}")
+                             f"{', '.join(PROMPT_VARIANTS)}")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     variants = args.variants.split(",")
-    if unknown := set(variants) - set(VARIANTS):
+    if unknown := set(variants) - set(PROMPT_VARIANTS):
         parser.error(f"unknown variant(s) {', '.join(sorted(unknown))}")
     samples = json.loads(args.locomo.read_text())
     asked = [(c["sample_id"], q) for c in samples for q in c["qa"]
