@@ -578,12 +578,11 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     if vector is not None and settings.anchor_by_meaning:
         # A report far closer in meaning than the first by fused rank is the event: a short
         # report of the same person shares the words as well and ranks first by them ("Long
-        # lunch with Aisha" for "Aisha's wedding", beside "Aisha got married today"). The
-        # meaning is the event's, without whose it is: every report of Lena is close to
-        # "Lena getting married" by her name, "Danced all night at Lena's wedding" to
-        # "getting married" by what happened.
-        # "getting married" by what happened, among the reports naming Lena: the name says
-        # whose ("I adopted Miso the cat" is not the day Pixel was adopted).
+        # lunch with Aisha" for "Aisha's wedding", beside "Aisha got married today"). When
+        # the phrase names someone, the meaning is what happened, without the name (every
+        # report of Lena is close to "Lena getting married" by her name; "Danced all night at
+        # Lena's wedding" is close to "getting married"), among the reports naming them: the
+        # name says whose ("I adopted Miso the cat" is not the day Pixel was adopted).
         meaning = _event_meaning(store, embedder, anchor.phrase, people, settings) \
             if people and embedder is not None else None
         theirs = _naming(store, people, reports) if meaning is not None else reports
@@ -602,12 +601,12 @@ def _people_named(store: Store, phrase: str) -> list[str]:
     """Who ``phrase`` names: its capitalised words that are someone's ("Jonah's move") or that
     some memory names among its persons ("Lena" in "Lena getting married", "Rosa" in "saying
     goodbye to Aunt Rosa"); not "Station Road" in "the move to Station Road"."""
-    found = []
-    for word in dict.fromkeys(_CAPITALISED.findall(phrase)):
+    found: dict[str, None] = {}
+    for word in _CAPITALISED.findall(phrase):
         name = _POSSESSIVE_END.sub("", word)
-        if name != word or store.names_a_person(name):
-            found.append(name)
-    return list(dict.fromkeys(found))
+        if name not in found and (name != word or store.names_a_person(name)):
+            found[name] = None
+    return list(found)
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
