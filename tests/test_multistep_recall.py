@@ -1286,6 +1286,11 @@ ANCHORS_BY_WHOSE = [  # others' moves after mine; Lena named often, her wedding 
 ]
 
 
+@pytest.fixture(scope="module")
+def anchors_by_whose(tmp_path_factory):
+    return _journal_bank(tmp_path_factory.mktemp("whose") / "anchors.db", ANCHORS_BY_WHOSE)
+
+
 @pytest.mark.parametrize(("question", "first"), [
     # an event that names no one else is the writer's, not "Jonah is moving to Leeds"
     ("What did I do the day after the move?", "Hung the pictures"),
@@ -1296,11 +1301,8 @@ ANCHORS_BY_WHOSE = [  # others' moves after mine; Lena named often, her wedding 
     # must not fire: the name is the event's own ("Miso"), not the closest adoption
     ("What did I do the day after I adopted Miso the cat?", "scratching post"),
 ])
-def test_an_events_anchor_is_whose_it_is(tmp_path_factory, question, first):
-    path = tmp_path_factory.getbasetemp() / "anchors-by-whose.db"
-    if not path.exists():
-        _journal_bank(path, ANCHORS_BY_WHOSE)
-    with Memory.open(path) as memory:
+def test_an_events_anchor_is_whose_it_is(anchors_by_whose, question, first):
+    with Memory.open(anchors_by_whose) as memory:
         response = memory.search(question, as_of="2024-12-01")
     assert response.trace.frame.anchor.memory_id is not None
     assert first in _contents(response)[0]
