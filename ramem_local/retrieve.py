@@ -47,6 +47,7 @@ from .text import (
     fts_match_query,
     named_persons,
     without_names,
+    without_possessive,
     without_speaker,
     words,
 )
@@ -603,14 +604,13 @@ def _people_named(store: Store, phrase: str) -> list[str]:
     goodbye to Aunt Rosa"); not "Station Road" in "the move to Station Road"."""
     found: dict[str, None] = {}
     for word in _CAPITALISED.findall(phrase):
-        name = _POSSESSIVE_END.sub("", word)
+        name = without_possessive(word)
         if name not in found and (name != word or store.names_a_person(name)):
             found[name] = None
     return list(found)
 
 
 _CAPITALISED = re.compile(r"\b[A-Z][\w'’-]*")
-_POSSESSIVE_END = re.compile(r"(?:'s|’s|'|’)$")
 
 
 def _naming(store: Store, people: list[str], rows: list[RankedRow]) -> list[RankedRow]:

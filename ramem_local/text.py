@@ -105,6 +105,11 @@ def without_names(text: str, names: Iterable[str]) -> str:
 _POSSESSIVE = re.compile(r"(?:'s|’s|'|’)$", re.IGNORECASE)
 
 
+def without_possessive(word: str) -> str:
+    """``word`` without a trailing possessive ("Jonah's" -> "Jonah", "Ross'" -> "Ross")."""
+    return _POSSESSIVE.sub("", word)
+
+
 def canonical_person(name: str, participants: Sequence[str]) -> str | None:
     """The participant a proposed name stands for, spelled as the participant is; else None.
 
@@ -114,7 +119,7 @@ def canonical_person(name: str, participants: Sequence[str]) -> str | None:
     "Jon Smith"; when two participants share that first name it stands for neither). Nothing
     looser: "Carol" is somebody else, not "Caroline".
     """
-    key = _POSSESSIVE.sub("", " ".join(name.split())).strip().casefold()
+    key = without_possessive(" ".join(name.split())).strip().casefold()
     if not key:
         return None
     for participant in participants:
