@@ -46,6 +46,11 @@ def test_what_is_said_to_an_assistant(text: str, act: str) -> None:
     ("A colleague quoted The Ferryman all day", "other"),
     ("The trailer for The Ferryman looks great", "other"),
     ("Lena came round for dinner", "other"),
+    # a verb's past that is another verb's base ("to saw") is the past after a name
+    ("Tom saw the Velvet Tides last week and loved it", "other"),
+    ("Priya found The Copper Key at a stall", "other"),
+    ("Tom and I saw the Velvet Tides", "report"),
+    ("Saw the Velvet Tides with Tom", "report"),
     ("Is it going to rain tomorrow?", "question"),
     # a command in a journal is no request: nobody is asked
     ("Sort the receipts", "report"),
@@ -57,3 +62,30 @@ def test_what_a_journal_entry_is(text: str, act: str) -> None:
 def test_the_assistants_words_are_answers() -> None:
     assert read_act("Here is a recipe for shakshuka.", "assistant", to_assistant=True) \
         == "answer"
+
+
+def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashing_embedder):
+    """m013: a bank whose acts were read by an older reader (the record of m013 removed, the
+    act stored as the old reader read it) holds the reading of today once opened; a memory
+    the old reader read right keeps its act."""
+    from ramem_local import Memory
+    from ramem_local.store import Store
+
+    bank = tmp_path / "bank.db"
+    with Memory.open(bank, embedder=hashing_embedder) as memory:
+        memory.add("Tom saw the Velvet Tides last week and loved it", at="2024-03-02 19:00")
+        memory.add("Booked somewhere to stay in Naples.", at="2024-03-03 19:00")
+        memory.add("Saw the Velvet Tides with Tom", at="2024-03-04 19:00")
+        memory.store.db.execute("UPDATE memories SET act = 'report' "
+                                "WHERE content LIKE '%Tom saw%'")
+        memory.store.db.execute("DELETE FROM schema_migrations WHERE name = ?",
+                                ("m013_acts_read_again",))
+
+    store = Store.open(bank)
+    try:
+        acts = dict(store.db.execute("SELECT content, act FROM memories"))
+    finally:
+        store.close()
+    assert acts == {"me: Tom saw the Velvet Tides last week and loved it": "other",
+                    "me: Booked somewhere to stay in Naples.": "plan",
+                    "me: Saw the Velvet Tides with Tom": "report"}

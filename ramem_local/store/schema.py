@@ -616,17 +616,30 @@ def m012_memory_acts(db: apsw.Connection) -> None:
     question, a request to the assistant, the assistant's answer; read here from the turn
     (its text, its speaker, whether the conversation has an assistant) for the turn memories
     of banks written before, from the content for extracted ones, as ingest reads them."""
+    db.execute("ALTER TABLE memories ADD COLUMN act TEXT NOT NULL DEFAULT 'report'")
+    _read_acts_again(db)
+
+
+def m013_acts_read_again(db: apsw.Connection) -> None:
+    """The acts read again as ingest reads them now: a name then a verb's past that is
+    another verb's base ("Tom saw the Velvet Tides", beside "to saw") is someone else's
+    doing, which banks written before read as the writer's report."""
+    _read_acts_again(db)
+
+
+def _read_acts_again(db: apsw.Connection) -> None:
+    """Every memory's act as ``ingest.acts.read_act`` reads it: a turn memory's from its
+    turn (text, speaker, whether the conversation has an assistant), an extracted one's from
+    its content (the assistant's answer when only the assistant's turns hold it)."""
     from ..ingest.acts import ANSWER, ASSISTANT_SPEAKER, read_act
 
-    db.execute("ALTER TABLE memories ADD COLUMN act TEXT NOT NULL DEFAULT 'report'")
     with_assistant = {row[0] for row in db.execute(
         "SELECT DISTINCT conversation_id FROM participants WHERE lower(name) = ?",
         (ASSISTANT_SPEAKER,))}
     for batch in _turn_memory_batches(db):
-        db.executemany("UPDATE memories SET act = ? WHERE id = ?", [
-            (act, memory_id) for memory_id, conversation_id, _, speaker, text in batch
-            if (act := read_act(text, speaker, to_assistant=conversation_id in with_assistant))
-            != "report"])
+        db.executemany("UPDATE memories SET act = ? WHERE id = ? AND act != ?", [
+            (act, memory_id, act) for memory_id, conversation_id, _, speaker, text in batch
+            for act in [read_act(text, speaker, to_assistant=conversation_id in with_assistant)]])
     extracted = db.execute(
         """SELECT m.id, m.content,
                   coalesce(min(lower(t.speaker) = :assistant), 0) AS assistant_only
@@ -634,11 +647,9 @@ def m012_memory_acts(db: apsw.Connection) -> None:
            LEFT JOIN memory_turns AS mt ON mt.memory_id = m.id
            LEFT JOIN turns AS t ON t.id = mt.turn_id
            WHERE m.kind != 'turn' GROUP BY m.id""", {"assistant": ASSISTANT_SPEAKER}).fetchall()
-    db.executemany("UPDATE memories SET act = ? WHERE id = ?", [
-        (ANSWER if assistant_only else act, memory_id)
-        for memory_id, content, assistant_only in extracted
-        if (act := read_act(str(content), "", to_assistant=False)) != "report"
-        or assistant_only])
+    db.executemany("UPDATE memories SET act = ? WHERE id = ? AND act != ?", [
+        (act, memory_id, act) for memory_id, content, assistant_only in extracted
+        for act in [ANSWER if assistant_only else read_act(str(content), "", to_assistant=False)]])
 
 
 def _turn_memory_batches(db: apsw.Connection, size: int = 4096
@@ -678,6 +689,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
     m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
     m010_vectors_stored_once, m011_float_vectors_in_blocks, m012_memory_acts,
+    m013_acts_read_again,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
