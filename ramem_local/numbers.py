@@ -22,8 +22,11 @@ _UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight"
 _TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 _ORDINAL_IRREGULAR = {"one": "first", "two": "second", "three": "third", "five": "fifth",
                       "eight": "eighth", "nine": "ninth", "twelve": "twelfth"}
-# Cardinal words that are ordinary words too: never read as a number alone.
-_AMBIGUOUS = frozenset({"one", "second"})
+# Number words that are ordinary words too: never read as a number alone. "first" says
+# which comes first far more often than it counts an occasion ("my first day at Pinecone Labs"
+# is "Started at Pinecone Labs today", not a report holding "first chapters"); "1st" and
+# "twenty-first" stay numbers.
+_AMBIGUOUS = frozenset({"one", "second", "first"})
 
 
 def cardinal_words(n: int) -> str:

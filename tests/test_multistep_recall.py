@@ -1259,6 +1259,34 @@ def test_the_event_a_range_is_given_by_is_not_what_the_order_lists(tmp_path, que
     assert first in _contents(response)[0]
 
 
+FIRST_DAYS = [  # "first" is in the books' entries, not in the first day's
+    ("2024-03-02 21:00", "Reading The Glass Harbor now, first chapters slow."),
+    ("2024-03-03 10:00", "Cleaned the bathroom."),
+    ("2024-06-08 18:00", "Started at Pinecone Labs today, nervous."),
+    ("2024-06-09 10:00", "Slept in, then pancakes with Tom."),
+    ("2024-09-14 21:00", "Reading North of the Fog now, first chapters slow."),
+    ("2024-09-15 10:00", "Cleaned the windows."),
+    ("2024-04-10 19:00", "Mum's 69th birthday dinner at the Italian place."),
+    ("2024-04-11 10:00", "Walked the dog by the river."),
+    ("2025-04-10 19:00", "Mum's 70th birthday dinner at the Italian place."),
+    ("2025-04-11 10:00", "Repotted the basil."),
+]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    # "first" says which day, it counts nothing
+    ("What did I do the day after my first day at Pinecone Labs?", "pancakes"),
+    # must not fire: a number names which occasion
+    ("What did I do the day after Mum's seventieth?", "Repotted"),
+    ("What did I do the day after Mum's 69th birthday?", "Walked the dog"),
+])
+def test_an_events_number_names_which_occasion_first_does_not(tmp_path, question, first):
+    with Memory.open(_journal_bank(tmp_path / "first.db", FIRST_DAYS)) as memory:
+        response = memory.search(question, as_of="2025-12-01")
+    assert response.trace.frame.anchor.memory_id is not None
+    assert first in _contents(response)[0]
+
+
 ANCHORS_BY_WHOSE = [  # others' moves after mine; Lena named often, her wedding once
     *[(f"2024-{month:02d}-{day:02d} 12:00", text) for month in (8, 9, 10, 11)
       for day, text in ((3, "Long lunch with Lena."), (9, "Lena called but I missed it."),

@@ -34,6 +34,10 @@ def test_the_number_words_agree_with_inflect_from_0_to_999() -> None:
     # must not read a number
     ("one day I will", []),
     ("a second coffee", []),
+    ("my first day at Pinecone Labs", []),
+    ("first aid", []),
+    ("our twenty-first anniversary", [(21, True)]),
+    ("the 1st of May", [(1, True)]),
     ("in 2024", []),
     ("the ones I liked", []),
 ])
