@@ -164,6 +164,10 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
          "the job interview at Brightwell", "after"),
         ("Where did I live before the move?", "the move", "before"),
         ("What did I read until my trip to Porto?", "Porto", "until"),  # a trip: its days
+        ("What did I read up to the move?", "the move", "until"),
+        # "up to" after "be" or "get" is a doing, the relation is the next one
+        ("What have I been up to since the move?", "the move", "since"),
+        ("What was I up to before the move?", "the move", "before"),
         ("Which films have I watched ever since Lena's wedding?", "Lena's wedding", "since"),
         ("What did I do a month before the wedding?", "the wedding", "month_before"),
         ("What did I do in the week after I broke my wrist?", "I broke my wrist",
@@ -207,6 +211,8 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
         ("When I was in Lisbon, what did I eat?", "Lisbon", "stay"),
         ("What did I do during my trip to Whitby?", "Whitby", "stay"),
         ("Who did I meet while visiting New York?", "New York", "stay"),
+        ("What did I eat when we were visiting Lisbon?", "Lisbon", "stay"),
+        ("What did I get up to in Oslo?", "Oslo", "stay"),
         ("What did we eat on our holiday in Crete?", "Crete", "stay"),
         ("What did I buy while we were staying in the Lake District?", "Lake District",
          "stay"),

@@ -414,8 +414,14 @@ RELATIVE_ANCHOR = re.compile(
     rf"(?:(?:first|next|following)\s+)?(?:{_COUNT}\s+)?{_UNIT}\s+"
     rf"(?P<dir>before|after|following|leading\s+up\s+to)\s+{_CLAUSE_START}", _FLAGS)
 # "right after", "just before", "shortly after": a few days next to the event, not all time.
+# "up to" after a form of "be" or "get", or its subject, is what someone did ("What have I
+# been up to since the move?", "What was I up to before the move?", "What did I get up to in
+# Oslo?"), not a range ending at the event.
+_UP_TO = (r"(?<!\bget\s)(?<!\bgot\s)(?<!\bgetting\s)(?<!\bbe\s)(?<!\bbeen\s)(?<!\bwas\s)"
+          r"(?<!\bwere\s)(?<!\bam\s)(?<!\bis\s)(?<!\bare\s)(?<!['’]m\s)(?<!['’]re\s)"
+          r"(?<!\bi\s)(?<!\bwe\s)(?<!\byou\s)(?<!\bhe\s)(?<!\bshe\s)(?<!\bthey\s)up\s+to")
 OPEN_ANCHOR = re.compile(
-    rf"\b(?:(?P<near>{NEAR})\s+)?(?P<dir>ever\s+since|since|after|before|until|till|up\s+to|"
+    rf"\b(?:(?P<near>{NEAR})\s+)?(?P<dir>ever\s+since|since|after|before|until|till|{_UP_TO}|"
     rf"up\s+until|prior\s+to|once|following|ahead\s+of|leading\s+up\s+to|"
     rf"in\s+the\s+(?:run|lead)[\s-]+up\s+to)\s+{_CLAUSE_START}", _FLAGS)
 
@@ -458,8 +464,8 @@ _TRIP_NOUN = (r"(?:trip|stay|visit|holiday|holidays|vacation|travels|getaway|bre
               r"adventure)")
 STAY_ANCHOR = re.compile(
     rf"\b(?P<stay>(?:while|whilst|when|the\s+(?P<stay_order>{_STAY_ORDER})\s+time)\s+"
-    r"(?:i|we)\s+(?:was|were)\s+(?:(?:staying|living|travell?ing|working|studying|away|"
-    r"abroad|on\s+(?:holiday|vacation))\s+)?(?:in|at)"
+    r"(?:i|we)\s+(?:was|were)\s+(?:(?:(?:staying|living|travell?ing|working|studying|away|"
+    r"abroad|on\s+(?:holiday|vacation))\s+)?(?:in|at)|visiting)"
     r"|(?:while|whilst)\s+(?:visiting|staying\s+(?:in|at)|in|away\s+in|travell?ing\s+in)"
     r"|(?:when|while|whilst|the\s+time)\s+(?:i|we)\s+(?:went|travell?ed|flew)\s+(?:away\s+)?to"
     rf"|(?:during|on|over|for|in)\s+(?:my|our|the|that)\s+"
