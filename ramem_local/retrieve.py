@@ -719,12 +719,30 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
             runs.append([(memory_id, when)])
     if not runs:
         return False
+    runs = [_without_lead_in(run, tz) for run in runs]
     days = {id(run): len({datetime.fromtimestamp(w, tz).date() for _, w in run}) for run in runs}
     trips = [run for run in runs if days[id(run)] >= 2] or runs
     run = trips[0] if anchor.order == EARLIEST else trips[-1]
     (anchor.memory_id, anchor.time) = run[0]
     anchor.confident, anchor.candidates = True, {}
     return True
+
+
+def _without_lead_in(run: list[tuple[int, int]], tz: tzinfo) -> list[tuple[int, int]]:
+    """A run of reports naming a place without the day that leads into it: when the run's
+    first day stands at least ``LEAD_IN_DAYS`` from its second and further than twice the
+    widest gap between its other days (at least two of them), that day is a mention before
+    the trip ("Trip to Oslo is on! Flights booked", a week before "Reached Oslo on the night
+    bus"), not its arrival. A stay named on its first and last day alone keeps both; an
+    arrival followed by a few quiet days keeps its day."""
+    days = sorted({datetime.fromtimestamp(when, tz).date() for _, when in run})
+    if len(days) < 3:
+        return run
+    gaps = [(later - earlier).days for earlier, later in zip(days, days[1:], strict=False)]
+    if gaps[0] < LEAD_IN_DAYS or gaps[0] <= 2 * max(gaps[1:]):
+        return run
+    return [(memory_id, when) for memory_id, when in run
+            if datetime.fromtimestamp(when, tz).date() != days[0]]
 
 
 # What a report naming a place says of it when the writer is not there: the trip is for it
@@ -742,6 +760,7 @@ def _in_the_place(text: str, place: str) -> bool:
 
 
 STAY_GAP_DAYS = 7  # reports naming the place at most this many days apart are one stay
+LEAD_IN_DAYS = 4  # a first day this far before the rest of a stay may be a mention before it
 STAY_LONGEST_DAYS = 31  # the return home is looked for this long after the stay began
 # How a report of coming home reads; "back from" and "home from" only with the place's name
 # ("Drove home from Whitby"): "back from work" is every evening.

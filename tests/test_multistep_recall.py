@@ -1259,6 +1259,27 @@ def test_the_event_a_range_is_given_by_is_not_what_the_order_lists(tmp_path, que
     assert first in _contents(response)[0]
 
 
+@pytest.mark.parametrize(("days", "kept"), [
+    # a mention a week before three days in the place: not the arrival
+    ([0, 7, 8, 9], [7, 8, 9]),
+    ([0, 6, 7, 9], [6, 7, 9]),
+    # must not fire: a stay named on its first and last day, an arrival then a few quiet
+    # days, a stay named every other day, a run too short to say
+    ([0, 7], [0, 7]),
+    ([0, 3, 4, 5], [0, 3, 4, 5]),
+    ([0, 2, 4, 6], [0, 2, 4, 6]),
+    ([0, 4, 5, 7], [0, 4, 5, 7]),  # the first gap not more than twice the widest other
+    ([0, 5, 6, 8], [5, 6, 8]),
+])
+def test_a_stay_starts_after_the_day_that_leads_into_it(days, kept):
+    """``retrieve._without_lead_in``: the days of one run of reports naming a place."""
+    from ramem_local.retrieve import _without_lead_in
+
+    start = int(datetime(2024, 5, 1, 12, tzinfo=timezone.utc).timestamp())
+    run = [(day, start + day * 86400) for day in days]
+    assert [day for day, _ in _without_lead_in(run, timezone.utc)] == kept
+
+
 FIRST_DAYS = [  # "first" is in the books' entries, not in the first day's
     ("2024-03-02 21:00", "Reading The Glass Harbor now, first chapters slow."),
     ("2024-03-03 10:00", "Cleaned the bathroom."),
