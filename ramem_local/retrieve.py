@@ -551,11 +551,16 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     # that names no one else is the writer's ("the move": not "Jonah is moving to Leeds").
     acts = (REPORT, OTHER) if people else (REPORT,)
     reports: list[RankedRow] = []
-    for fts in (occasion_query(anchor.phrase), fts_match_query(anchor.phrase)):
+    # The first ``depth`` of the content list can hold no report at all ("starting my new
+    # job": the assistant's "Good question ... Start simple" answers fill it): then deeper.
+    deeper = replace(settings, depth=max(settings.depth, EXEMPLAR_POOL))
+    searches = [(fts, pool) for pool in (settings, deeper)[:2 if deeper != settings else 1]
+                for fts in (occasion_query(anchor.phrase), fts_match_query(anchor.phrase))]
+    for fts, pool in searches:
         if fts is None:
             continue
         rows = content_list(store, Query(vector=vector, fts=fts),
-                            settings, conversation_id, frame.as_of, limit=settings.depth)
+                            pool, conversation_id, frame.as_of, limit=pool.depth)
         sharing = _sharing_a_word(store, anchor.phrase, [row.id for row in rows])
         happened = report_times(store, [r.id for r in rows], frame, settings, conversation_id,
                                 acts=acts)

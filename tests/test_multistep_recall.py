@@ -1308,6 +1308,33 @@ def test_an_events_number_names_which_occasion_first_does_not(tmp_path, question
     assert first in _contents(response)[0]
 
 
+def test_an_event_is_looked_for_deeper_when_the_first_candidates_hold_no_report(tmp_path):
+    """Fifty-five of the assistant's answers open with "Starting my new job": the first 25
+    candidates for "starting my new job" are all answers, none of them a report of the event."""
+    entries = [("2024-06-08 18:00", "Started at Pinecone Labs today, nervous."),
+               ("2024-06-09 10:00", "Slept in, then pancakes with Tom."),
+               *[(f"2024-{month:02d}-{day:02d} 19:00", f"{what} with {who}.")
+                 for month, what in enumerate(("Cooked dal", "Walked the canal", "Watched a film",
+                                               "Fixed the bike", "Read in the park",
+                                               "Played chess", "Went swimming",
+                                               "Baked bread", "Visited the market",
+                                               "Painted the fence", "Went to a gig"), 1)
+                 for day, who in enumerate(("Tom", "Lena", "Priya", "Jonah", "Sofia", "Marek",
+                                            "Aisha", "Callum", "Ravi", "Ines", "Otto",
+                                            "Mira", "Femi", "Hana", "Luca"), 10)]]
+    chat = [(f"2024-{month:02d}-{day:02d} 20:0{turn}", speaker, text)
+            for month in range(1, 12) for day in (2, 9, 16, 23, 28)
+            for turn, (speaker, text) in enumerate([
+                ("me", "How do I get into sourdough?"),
+                ("assistant", f"Starting my new job, part {month}/{day}: a good question. Start "
+                              "simple: start early, and start each new week with a plan.")])]
+    with Memory.open(_journal_bank(tmp_path / "deeper.db", entries, chat)) as memory:
+        response = memory.search("What did I do the day after starting my new job?",
+                                 as_of="2024-12-01")
+    assert response.trace.frame.anchor.memory_id is not None
+    assert "pancakes" in _contents(response)[0]
+
+
 ANCHORS_BY_WHOSE = [  # others' moves after mine; Lena named often, her wedding once
     *[(f"2024-{month:02d}-{day:02d} 12:00", text) for month in (8, 9, 10, 11)
       for day, text in ((3, "Long lunch with Lena."), (9, "Lena called but I missed it."),
