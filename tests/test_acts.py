@@ -50,6 +50,9 @@ def test_what_is_said_to_an_assistant(text: str, act: str) -> None:
     ("Tom saw the Velvet Tides last week and loved it", "other"),
     ("Priya found The Copper Key at a stall", "other"),
     ("Tom and I saw the Velvet Tides", "report"),
+    # a name's words are no verb ("Pines", "Tides")
+    ("The Hollow Pines at the Old Theatre tonight, loud and wonderful", "report"),
+    ("The Velvet Tides at the park stage with Tom", "report"),
     ("Saw the Velvet Tides with Tom", "report"),
     ("Is it going to rain tomorrow?", "question"),
     # a command in a journal is no request: nobody is asked

@@ -644,6 +644,9 @@ VAGUE = [
 
 NO_CUE = [
     "I spent two summers in Spain",
+    # "a" / "every" before a weekday: no particular day
+    "When did I last cook a Sunday roast?",
+    "I go swimming every Sunday",
     "three Christmases in a row at Grandma's",
     "the summer before we met",
     "What did I do my first March in Leeds?",  # a day in words before its month takes "of"

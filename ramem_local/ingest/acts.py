@@ -135,7 +135,8 @@ VERB_WITHIN = 6  # words after the opening subject's first word where its verb m
 def _someone_else_did(clause: str) -> bool:
     """Whether a clause reports what someone else did: it opens with a name or a
     determiner's noun phrase, a finite verb follows within ``VERB_WITHIN`` words (no comma
-    or colon before it), and no word of it is the writer ("I", "me", "we", "my", ...)."""
+    or colon before it; not a capitalised word, which belongs to a name), and no word of it
+    is the writer ("I", "me", "we", "my", ...)."""
     tokens = _WORDS.findall(clause)
     if not tokens or any(t.lower().replace("’", "'") in _FIRST_PERSON for t in tokens):
         return False
@@ -148,7 +149,9 @@ def _someone_else_did(clause: str) -> bool:
     for token in tokens[1:1 + VERB_WITHIN]:
         if token in ",:;()":
             return False
-        if _finite(token.lower()):
+        # a capitalised word is a name's ("The Hollow Pines at the Old Theatre tonight":
+        # "Pines" is no verb)
+        if not token[0].isupper() and _finite(token.lower()):
             return True
     return False
 

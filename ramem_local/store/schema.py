@@ -623,7 +623,9 @@ def m012_memory_acts(db: apsw.Connection) -> None:
 def m013_acts_read_again(db: apsw.Connection) -> None:
     """The acts read again as ingest reads them now: a name then a verb's past that is
     another verb's base ("Tom saw the Velvet Tides", beside "to saw") is someone else's
-    doing, which banks written before read as the writer's report."""
+    doing, which banks written before read as the writer's report; a name's capitalised words
+    are no verb ("The Hollow Pines at the Old Theatre tonight" is the writer's report, which
+    they read as someone else's: "Pines")."""
     _read_acts_again(db)
 
 

@@ -52,7 +52,8 @@ def _ground_weekday_before_last(match: re.Match[str], ctx: _Context) -> Days:
     return _single_day(today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 8))
 
 
-@_rule("weekday", r"\b" + WD, "weekday", anchor=True)
+# "a Sunday roast", "every Sunday": no particular day.
+@_rule("weekday", r"(?<!\ba\s)(?<!\bevery\s)(?<!\beach\s)\b" + WD, "weekday", anchor=True)
 def _ground_weekday(match: re.Match[str], ctx: _Context) -> Days:
     weekday, monday = _WEEKDAYS.index(match.group("wd").lower()), _week_start(ctx.today)
     return _directed(
