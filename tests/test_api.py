@@ -417,9 +417,9 @@ def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_emb
 
 def test_ask_can_skip_the_analyzer_where_the_question_was_read_already(
         tmp_path, hashing_embedder, chat_file):
-    """analyze="auto": a grounded time (or an order, a count, an event) is the deterministic
-    reading's, so the analyzer, which could add only its need and keywords, is not asked; a
-    question with nothing read asks it. "always" (the default) asks it; "never" does not."""
+    """analyze="auto" (the default): a grounded time (or an order, a count, an event) is the
+    deterministic reading's, so the analyzer, which could add only its need and keywords, is
+    not asked; a question with nothing read asks it. "always" asks it; "never" does not."""
     def analysis(messages, schema, max_tokens):
         assert "Question:" in messages[-1]["content"], "the analyzer's call, not the answer's"
         return {"need": "what Ben paints", "time_start": None, "time_end": None,
@@ -439,9 +439,12 @@ def test_ask_can_skip_the_analyzer_where_the_question_was_read_already(
         assert "analyze" not in skipped.trace.timings_ms
         assert ("the question was read without the LLM: its time, order, count or event was "
                 "read") in skipped.trace.notes
-        memory.llm = ScriptedLLM([analysis, answer])
+        memory.llm = ScriptedLLM([answer])
         default = memory.ask(question)
-        assert [call.stage for call in default.trace.llm_calls] == ["analyze", "answer"]
+        assert [call.stage for call in default.trace.llm_calls] == ["answer"]
+        memory.llm = ScriptedLLM([analysis, answer])
+        always = memory.ask(question, analyze="always")
+        assert [call.stage for call in always.trace.llm_calls] == ["analyze", "answer"]
         memory.llm = ScriptedLLM([analysis, answer])
         open_question = memory.ask("What is Ben painting?", analyze="auto")
         assert [call.stage for call in open_question.trace.llm_calls] == ["analyze", "answer"]
