@@ -111,8 +111,10 @@ def test_score_question_counts_hits_and_distractors():
 
 
 def test_answers_come_from_ask_with_the_analyzer_and_are_scored(tiny_locomo, hashing_embedder):
-    """With an LLM each question is answered as ``ramem ask`` answers it: the question
-    analyzer's call, then the answer's, for every question and mode."""
+    """With an LLM each question is answered as ``ramem ask`` answers it (``--analyze auto``):
+    the question analyzer's call where the question's time, order, count and event were not
+    read ("What is the name of Ben's puppy?"), then the answer's, for every question and mode;
+    "What cake did Ana bake in April 2023?" has its month read: the answer's call only."""
     def analysis(messages, schema, max_tokens):
         return {"need": "what was baked", "time_start": None, "time_end": None,
                 "event": None, "order": None, "persons": [], "locations": [],
@@ -123,13 +125,21 @@ def test_answers_come_from_ask_with_the_analyzer_and_are_scored(tiny_locomo, has
         return {"reasoning": "from the memories", "answer": "a chocolate cake",
                 "citations": shown[:1]}
 
-    llm = ScriptedLLM([analysis, cite_first] * 6)
+    def reply(messages, schema, max_tokens):
+        answering = "citations" in schema["properties"]
+        return (cite_first if answering else analysis)(messages, schema, max_tokens)
+
+    llm = ScriptedLLM([reply] * 10)
     result = run_retrieval_eval(tiny_locomo, hashing_embedder, RetrievalEvalConfig(), llm=llm)
     answering = ["citations" in call["schema"]["properties"] for call in llm.calls]
-    assert answering == [False, True] * 6  # 3 scorable questions × 2 modes
+    # 3 scorable questions × 2 modes: the April question answered at once, the two others
+    # analysed first
+    assert sorted(answering) == [False] * 4 + [True] * 6
     april = next(r for r in result.results if r.question_index == 0 and r.mode == "ramem")
     assert april.answer["f1"] == pytest.approx(2 / 3)  # "chocolate cake" vs "chocolate"
-    assert april.answer["tokens_in"] == 20  # both calls (the fake reports 10 tokens each)
+    assert april.answer["tokens_in"] == 10  # the answer's call only (10 tokens in the fake)
+    puppy = next(r for r in result.results if r.question_index == 1 and r.mode == "ramem")
+    assert puppy.answer["tokens_in"] == 20  # the analyzer's call and the answer's
     adversarial = next(r for r in result.results if r.category == 5)
     assert adversarial.answer["f1"] is None  # no reference answer: abstention is what counts
     summary = result.summary()["ramem"]["overall (cats 1-4)"]

@@ -269,10 +269,12 @@ def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
 
 def _answer(memory: Memory, question: LocomoQuestion, *, k: int, mode: str) -> dict | None:
     """The answer a user gets from ``ramem ask --k K --mode MODE``: ``Memory.ask`` runs the
-    question analyzer, searches with the frame it merged, and answers from the top K memories.
+    question analyzer where the deterministic reading left the time, order, count and event
+    open (``--analyze auto``), searches with the frame, and answers from the top K memories.
     Answer metrics (DESIGN.md §7): token F1, BLEU-1 and the paper's set F1 against the reference
     answer; for category 5 (no reference answer) whether the model abstained. Tokens and
-    milliseconds are those of both calls (analysis and answer). None without an LLM."""
+    milliseconds are those of its calls (the analysis, where asked, and the answer). None without
+    an LLM."""
     if memory.llm is None:
         return None
     answer = memory.ask(question.question, k=k, mode=mode)
