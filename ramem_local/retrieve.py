@@ -554,7 +554,8 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     # The first ``depth`` of the content list can hold no report at all ("starting my new
     # job": the assistant's "Good question ... Start simple" answers fill it): then deeper.
     deeper = replace(settings, depth=max(settings.depth, EXEMPLAR_POOL))
-    searches = [(fts, pool) for pool in (settings, deeper)[:2 if deeper != settings else 1]
+    pools = [settings] if deeper == settings else [settings, deeper]
+    searches = [(fts, pool) for pool in pools
                 for fts in (occasion_query(anchor.phrase), fts_match_query(anchor.phrase))]
     for fts, pool in searches:
         if fts is None:
