@@ -24,6 +24,18 @@ def word_readings(word: str) -> set[str]:
 
 
 @lru_cache(maxsize=65536)
+def past_of(word: str) -> str | None:
+    """The verb whose simple past a lower-case word is ("came" → "come", "moved" → "move",
+    "read" → "read"); None when it is no verb's past ("says", "travel", "running")."""
+    import lemminflect
+
+    for verb in lemmas(word).get("VERB", ()) + lemmas(word).get("AUX", ()):
+        if word in lemminflect.getAllInflections(verb, upos="VERB").get("VBD", ()):
+            return verb
+    return None
+
+
+@lru_cache(maxsize=65536)
 def lemma(word: str) -> str:
     """A word's lemma: as a verb when it can be one ("walked" → "walk"), else as a noun
     ("walks" → "walk", "films" → "film"), else the word."""

@@ -219,6 +219,16 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
         ("What did I read during our week at Whitby?", "Whitby", "stay"),
         ("What did I eat the last time I was in Lisbon?", "Lisbon", "stay"),
         ("What did I do on my first trip to Porto?", "Porto", "stay"),
+        # a past doing hung on "when", "around the time of": the event's own day
+        ("Which book was I halfway through when we moved?", "we moved", "day_of"),
+        ("What was I reading when Gran died?", "Gran died", "day_of"),
+        ("What did I cook when Lena came to stay?", "Lena came to stay", "day_of"),
+        ("When my sister got married, where was I living?", "my sister got married",
+         "day_of"),
+        ("Who was I seeing a lot of around the time that I started at Pinecone Labs?",
+         "I started at Pinecone Labs", "day_of"),
+        ("What was I listening to around the time of the move?", "the move", "day_of"),
+        ("What did I read at the time of the operation?", "the operation", "day_of"),
         # a place ending a question with no time of its own
         ("What did I eat in Lisbon?", "Lisbon", "stay"),
         ("Where did I stay in the Lake District?", "Lake District", "stay"),

@@ -48,6 +48,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, time, timedelta, tzinfo
 
+from ..lexicon import lemmas, past_of
 from ..text import STOPWORDS, content_words
 from ..types import EventAnchor, RecallFrame, TimeCue, TimeRange
 from .time.calendar_math import period_holding, weekend_next_to
@@ -475,6 +476,36 @@ STAY_ANCHOR = re.compile(
     rf"|\b(?P<stay_named>(?:during|on|over|for|in)\s+(?:my|our|the|that)\s+"
     rf"(?:(?P<named_order>{_STAY_ORDER})\s+)?){_PLACE2}\s+{_TRIP_NOUN}\b",
     _FLAGS)
+# The time a clause names, hung on "when": "Which book was I halfway through when we moved?",
+# "What did I cook when Lena came to stay?", "When Gran died, what was I reading?"; and "around
+# / at the time of the move". The event's own day, as "the day we moved" is. The clause must
+# tell a past doing (``_tells_a_past_doing``): "When did I move?" asks when, "when I was in the
+# shower" is a state, "What do I eat when I travel?" is a habit.
+WHEN_ANCHOR = re.compile(
+    r"\b(?:(?P<when_clause>when|(?:around|about)\s+the\s+time\s+(?:when|that))|"
+    r"(?:around|about|at)\s+the\s+time\s+of)\s+"
+    r"(?P<phrase>(?:i|we|you|he|she|they|my|our|your|his|her|their|the|"
+    r"(?-i:[A-Z])[\w'’-]*)\b[^,;?!.]*)", _FLAGS)
+# Words that open a clause's subject before its verb: "my sister", "the cat", "Aunt Rosa".
+_SUBJECT_WORDS = 3
+_NOT_A_DOING = frozenset({"be", "have", "do"})
+
+
+def _tells_a_past_doing(clause: str) -> bool:
+    """Whether ``clause`` opens with a subject ("we", "Gran", "my sister") whose verb, within
+    ``_SUBJECT_WORDS`` words, is in the past and is not "be", "have" or "do"."""
+    words = clause.split()
+    for word in words[1:1 + _SUBJECT_WORDS]:
+        if word[0].isupper():
+            continue  # a name's word: "Aunt Rosa"
+        past = past_of(word.lower())
+        if past is not None:
+            return past not in _NOT_A_DOING
+        if lemmas(word.lower()).get("VERB") or lemmas(word.lower()).get("AUX"):
+            return False  # a verb, not in the past: "when he says", "when I travel"
+    return False
+
+
 # "What did I eat in Lisbon?": a place at the end of a question with no time of its own is
 # where a stay was, when the bank tells of arriving there (``retrieve.stay_arrival``; when it
 # does not, the place is searched as words, as before). Not in a question asking when ("When
@@ -536,7 +567,7 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     taken = [cue.span for cue in cues if cue.range is not None]
     patterns = (RELATIVE_ANCHOR,) if _NOT_PAST.match(question) else (
         RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR, STAY_ANCHOR,
-        *(() if cues or _ASKS_WHEN.match(question) else (BARE_STAY_ANCHOR,)))
+        WHEN_ANCHOR, *(() if cues or _ASKS_WHEN.match(question) else (BARE_STAY_ANCHOR,)))
     how_long = [m.span() for m in re.finditer(_HOW_LONG_SINCE, question, _FLAGS)]
     for pattern in patterns:
         for match in pattern.finditer(question):
@@ -547,6 +578,8 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
             phrase = (match.group("phrase") or match.groupdict().get("phrase2") or "").strip()
             if _NOT_AN_EVENT.match(phrase) or _A_TIME_NOT_AN_EVENT.match(phrase) or \
                     not content_words(phrase):
+                continue
+            if match.groupdict().get("when_clause") and not _tells_a_past_doing(phrase):
                 continue
             order, searched = anchor_order(phrase)
             if not content_words(searched):  # "after I first": an order of nothing
