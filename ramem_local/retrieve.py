@@ -844,6 +844,10 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
         frame.time_range = between_range(anchor.time, other.time, tz)
     elif anchor.relation == "stay":
         frame.time_range = between_range(anchor.time, anchor.last_time or anchor.time, tz)
+    elif anchor.trip and anchor.homecoming and anchor.last_time is not None:
+        frame.time_range = relation_range(anchor.relation, anchor.last_time, tz,
+                                          timeline=store.timeline(None),
+                                          reference_time=frame.reference_time)
     else:
         frame.time_range = relation_range(anchor.relation, anchor.time, tz,
                                           timeline=store.timeline(None),
@@ -854,6 +858,8 @@ def _apply_anchor_range(frame: RecallFrame, anchor: EventAnchor, store: Store) -
     frame.guard = "filter"
     frame.guard_reason = (f"event {anchor.text!r} grounded: {_grounded(anchor, tz)}"
                           + (f", its {anchor.order} report" if anchor.order else "")
+                          + (", counted from its last day" if anchor.trip and anchor.homecoming
+                             else "")
                           + (f" and {_grounded(other, tz)}" if other is not None else "")
                           + f" ({anchor.relation})")
 

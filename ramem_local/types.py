@@ -305,6 +305,9 @@ class EventAnchor:
     # the place, found as a stay is (its days there), and the relation counts from its first
     # day (before) or its last (after).
     trip: bool = False
+    # The trip's end is the event ("the night I got back from Oslo", "when we came home from
+    # Crete"): the relation counts from its last day, as from a one-day event.
+    homecoming: bool = False
     confident: bool = True
     # Not confident: the reports that fused alike at different times {memory id: when it
     # happened}, among which ``memory_id`` was chosen.

@@ -91,6 +91,19 @@ def test_the_range_after_a_trip_starts_the_day_after_its_last(journal):
     assert response.trace.frame.time_range.start == _day("2024-02-24")
 
 
+@pytest.mark.parametrize(("question", "day"), [
+    ("What did I eat the night I got back from Oslo?", "2024-02-23"),
+    ("When I came home from Oslo, what did I eat?", "2024-02-23"),
+    # the trip's arrival, not its end
+    ("What did I eat the day I got to Oslo?", "2024-02-20"),
+])
+def test_coming_home_from_a_trip_is_its_last_day(journal, question, day):
+    response = journal.search(question, as_of="2025-03-01")
+    frame = response.trace.frame
+    assert frame.anchor.trip and frame.anchor.relation == "day_of"
+    assert frame.time_range.start == _day(day)
+
+
 def test_what_i_ate_on_a_trip_is_found_in_its_days(journal):
     response = journal.search("What did I eat on the Oslo trip?", as_of="2025-03-01")
     frame = response.trace.frame

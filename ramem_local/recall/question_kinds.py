@@ -541,6 +541,12 @@ TRIP_PHRASES: tuple[re.Pattern[str], ...] = (
 )
 
 
+# A trip's end named as the event: "the night I got back from Oslo", "when we came home from
+# Crete", "the week I returned from Porto".
+_HOMECOMING = re.compile(r"\b(?:(?:back|home)\s+from|returned\s+from|returning\s+from)\b",
+                         _FLAGS)
+
+
 def trip_place(phrase: str) -> str | None:
     """The place an event phrase names a trip to ("my trip to Oslo", "the Oslo trip", "going
     to Oslo", "the time we went to Seville"), else None."""
@@ -589,7 +595,8 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
             place = trip_place(searched) if relation != "stay" else None
             return EventAnchor(phrase=place or searched, relation=relation, order=order,
                                text=question[match.start():match.end()].strip(),
-                               span=(match.start(), match.end()), trip=place is not None)
+                               span=(match.start(), match.end()), trip=place is not None,
+                               homecoming=place is not None and bool(_HOMECOMING.search(searched)))
     return None
 
 
