@@ -643,6 +643,25 @@ def test_order_in_peoples_words(question: str, order: str | None) -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "order"),
+    [
+        # an order word inside a time cue is the time's
+        ("What did I get up to the weekend before last?", None),
+        ("What did I do the night before last?", None),
+        ("What did I cook the first week of October?", None),
+        # an order beside a time cue is still one
+        ("What was the last film I saw last week?", "latest"),
+        ("When did I last cook in the first week of October?", "latest"),
+        ("Which hike did I do first in the summer before last?", "earliest"),
+        ("Which film did I see last in May?", "latest"),
+        ("What did I cook first last week?", "earliest"),
+    ],
+)
+def test_an_order_word_inside_a_time_cue_is_the_times(question: str, order: str | None) -> None:
+    assert _range_frame(question).order == order
+
+
+@pytest.mark.parametrize(
     ("question", "place", "relation"),
     [
         ("What was the last film I saw before my trip to Oslo?", "Oslo", "before"),

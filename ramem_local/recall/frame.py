@@ -148,7 +148,8 @@ def build_frame(
         # An anchor's own order words ("since I last went hiking") choose its report, not
         # how the answers are listed.
         owned = frame.anchor.span if frame.anchor is not None and frame.anchor.order else None
-        frame.order = detect_order(question, outside=owned)
+        frame.order = detect_order(question, outside=owned,
+                                   times=[cue.span for cue in cues if cue.range is not None])
         frame.counting = asks_how_many(question) or (is_counting(question) and (
             frame.anchor is not None or question_range(cues) is not None)) or (
             lists_since(question) and _since_range(cues, frame))

@@ -44,7 +44,7 @@ times; :func:`between_range` joins them.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, time, timedelta, tzinfo
 
@@ -160,16 +160,34 @@ _ORDER_WORDS = re.compile(
 )
 
 
-def detect_order(question: str, outside: tuple[int, int] | None = None) -> str | None:
+def detect_order(question: str, outside: tuple[int, int] | None = None,
+                 times: Sequence[tuple[int, int]] = ()) -> str | None:
     """``"latest"``, ``"earliest"`` or None: whether the question asks for the most recent or
     the first occurrence of what it names; with ``outside``, only order words that do not
     touch that span (an event anchor's own: "What did I do after my last hike?" asks what
-    came after one hike, not for the latest of anything)."""
+    came after one hike, not for the latest of anything). ``times``, the spans of the
+    question's time cues, are read as a clause's end: an order word inside one is the time's
+    ("the weekend before last", "the first week of October"), one just before one closes its
+    clause ("Which film did I see last in May?")."""
+    question = _times_as_clause_ends(question, times)
     for order, pattern in ORDER_PATTERNS:
         for match in pattern.finditer(question):
             if outside is None or match.end() <= outside[0] or match.start() >= outside[1]:
                 return order
     return None
+
+
+_TIME_PREPOSITION = re.compile(r"\b(?:in|on|during|over|at|for|from)\s+$", _FLAGS)
+
+
+def _times_as_clause_ends(question: str, times: Sequence[tuple[int, int]]) -> str:
+    """``question`` with each time span (and a preposition before it) blanked to a comma, its
+    length kept so that other spans still point at the same words."""
+    for start, end in times:
+        before = _TIME_PREPOSITION.search(question[:start])
+        start = before.start() if before else start
+        question = question[:start] + "," + " " * (end - start - 1) + question[end:]
+    return question
 
 
 # An order inside an event anchor: "since I last went hiking", "the day after my last hike",
