@@ -92,6 +92,12 @@ _ORDERED_THING = (
     r"|(?=\s+" + _CLAUSE_SUBJECT + r"))")
 _ORDERED_THING_IN_A_CLAUSE = _ORDERED_THING.replace(r"|\s*[?.!]*\s*$)", ")")
 assert _ORDERED_THING_IN_A_CLAUSE != _ORDERED_THING
+# A number of things asked about after the order word, then a clause about them: "the last
+# three films I watched" (not "the last three weeks", "the last two days").
+_SEVERAL = (r"\s+(?:two|three|four|five|six|seven|eight|nine|ten|few|couple\s+of|\d+)\s+"
+            r"(?!(?:days?|nights?|weeks?|weekends?|months?|years?|times?|hours?|minutes?)\b)"
+            r"[a-z][\w'-]*(?=\s+" + _CLAUSE_SUBJECT
+            + r"|\s+(?:before|after|since|following|once|prior\s+to)\b)")
 # The end of a clause after a closing order word: "... first?", "... last before the trip".
 _CLAUSE_CLOSES = (r"(?=\s*(?:[,;?.!]|$)|\s+(?:before|after|since|following|once|prior\s+to|"
                   r"of\s+all)\b)")
@@ -103,7 +109,8 @@ _HOW_LONG_SINCE = (r"\bhow\s+long\s+(?:has\s+it\s+been|had\s+it\s+been|is\s+it|w
 
 ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (LATEST, re.compile(rf"\b{_AUXILIARY}\s+{_SUBJECT}\s+last\b{_NOT_ORDER_AFTER}", _FLAGS)),
-    (LATEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?last\s+time\b", _FLAGS)),
+    (LATEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|previous)\s+"
+                        r"time\b", _FLAGS)),
     (LATEST, re.compile(r"\bthe\s+most\s+recent\s+time\b|\bmost\s+recently\b", _FLAGS)),
     (LATEST, re.compile(r"\b(?:the|my|our|his|her|their)\s+(?:latest|most\s+recent)\b",
                         _FLAGS)),
@@ -133,6 +140,11 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     # "Which film came first after the move?", "which hike was last before the trip"
     (EARLIEST, re.compile(r"\b(?:came|come|was|were)\s+first" + _NEXT_TO_AN_EVENT, _FLAGS)),
     (LATEST, re.compile(r"\b(?:came|come|was|were)\s+last" + _NEXT_TO_AN_EVENT, _FLAGS)),
+    # "the last three films I watched", "my first two hikes after the move": an order of
+    # several (not "the last three weeks", a time)
+    (LATEST, re.compile(rf"\b(?:the|my|our)\s+(?:last|latest|most\s+recent){_SEVERAL}",
+                        _FLAGS)),
+    (EARLIEST, re.compile(rf"\b(?:the|my|our)\s+(?:first|earliest){_SEVERAL}", _FLAGS)),
     # "for the final time", "the final time I cooked"
     (LATEST, re.compile(r"\b(?:the|my|our)\s+final\s+time\b", _FLAGS)),
     # "Last film I saw before the trip?", "First hike after the move?": a question that
@@ -152,7 +164,8 @@ ORDER_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # The order words themselves, cut from the need (only inside a span that fired) so that
 # "last" does not match "the last chapter" in a memory.
 _ORDER_WORDS = re.compile(
-    r"\b(?:for\s+)?(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|first|most\s+recent)"
+    r"\b(?:for\s+)?(?:the|my|our|his|her|their)\s+(?:very\s+)?(?:last|first|most\s+recent|"
+    r"previous)"
     r"\s+time\b|\bmost\s+recently\b|\bhow\s+long\s+ago\b|" + _HOW_LONG_SINCE + r"|"
     r"\b(?:very\s+)?(?:latest|earliest|most\s+recent|previous|final|next|last|first|"
     r"soonest)\b",
