@@ -774,6 +774,15 @@ def test_the_thing_an_order_asks_about(need: str, thing: str | None) -> None:
         ("How many hikes so far this year?", True),
         ("How many films in March?", True),
         ("How many eggs go in a cake?", False),
+        # every one of them, opening the question
+        ("List every dish I cooked in May.", True),
+        ("All the films we watched in March?", True),
+        ("Name each hike I did after the move.", True),
+        ("Tell me all the books I read in 2023.", True),
+        ("What did I do with all the money I saved in May?", False),
+        ("What did I eat every time I went to Oslo?", False),
+        ("Every Sunday I walk; where did I go in May?", False),
+        ("List every dish I usually cook.", False),
     ],
 )
 def test_counting_in_peoples_words(question: str, counting: bool) -> None:

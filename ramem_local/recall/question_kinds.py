@@ -381,12 +381,24 @@ HOW_MANY_PATTERNS: tuple[re.Pattern[str], ...] = (
                rf"over|during|between|before|after|from)\b)", _FLAGS),
     re.compile(rf"{_COUNT_COMMAND}\s+(?:\w+\s+)?{_PLURAL}\b", _FLAGS),
 )
+# "List every dish I cooked in May", "All the films we watched in March?", "Name each hike I
+# did after the move": every one of them; opening the question (not "What did I do with all
+# the money I saved?", "every time I went", "every Sunday").
+_EVERY = (r"\b(?:every|each|all\s+(?:the|my|our|of\s+the|of\s+my))\s+"
+          r"(?!(?:time|times|day|days|week|weekend|month|year|morning|evening|night|"
+          r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b)")
 COUNTING_PATTERNS: tuple[re.Pattern[str], ...] = (
     *HOW_MANY_PATTERNS,
     re.compile(rf"\b(?:which|what)\s+(?:\w+\s+)?{_PLURAL}\s+(?:\w+\s+)?"
                rf"(?:did|have|has|had)\s+{_SUBJECT}\b", _FLAGS),
+    re.compile(rf"^\W*(?:(?:list|show\s+me|name|give\s+me|tell\s+me)\s+)?{_EVERY}"
+               rf"(?:\w+\s+)?[a-z][\w'-]*\s+(?:that\s+|which\s+)?(?:i|we)\s+"
+               rf"(?!(?:do|go|have|usually|always|ever|never|will|would|can|could|should)\b)"
+               rf"[a-z]", _FLAGS),
 )
-_COUNTING_WORDS = re.compile(rf"\bhow\s+many\s+times\b|\bhow\s+often\b|{_COUNT_COMMAND}",
+_COUNTING_WORDS = re.compile(rf"\bhow\s+many\s+times\b|\bhow\s+often\b|{_COUNT_COMMAND}|"
+                             rf"^\W*(?:list|show\s+me|name|give\s+me|tell\s+me)\s+"
+                             rf"(?=every|each|all)",
                              _FLAGS)
 
 
