@@ -264,6 +264,11 @@ GROUNDED = [
     ("the day before 9 June 2023", THU, "period_before", "2023-06-08", "2023-06-08"),
     ("the day after May 8", THU, "period_after", "2023-05-09", "2023-05-09"),
     ("the week of May 10, 2023", THU, "period_of", "2023-05-08", "2023-05-14"),
+    # a day of the month alone, next to a period: this month's, or last month's when ahead
+    ("the week of the 10th", THU, "period_of", "2023-05-08", "2023-05-14"),
+    ("the weekend of the 13th", THU, "period_of", "2023-05-13", "2023-05-14"),
+    ("the day after the 10th", THU, "period_after", "2023-05-11", "2023-05-11"),
+    ("the week before the 10th", THU, "period_before", "2023-05-03", "2023-05-09"),
     ("the month before June 2023", THU, "period_before", "2023-05-01", "2023-05-31"),
     ("two days before 9 June 2023", THU, "shift_before", "2023-06-07", "2023-06-07"),
     ("three weeks after May 1, 2023", THU, "shift_after", "2023-05-22", "2023-05-22"),
@@ -644,6 +649,10 @@ VAGUE = [
 
 NO_CUE = [
     "I spent two summers in Spain",
+    # "the 3rd" alone, or after a period's words that are no period
+    "Which was the 3rd?",
+    "What did I do the day after the 3rd time I hiked?",
+    "the page of the 3rd.",
     # "a" / "every" before a weekday: no particular day
     "When did I last cook a Sunday roast?",
     "I go swimming every Sunday",

@@ -80,7 +80,9 @@ date_span (d without year)  May 8-10, 8-10 May 2023, 8 to 10    those days ("and
                             May, between 8 and 10 May 2023     "between": "May 8 and 10" is
                                                                two days)
 day_of_month (d when bare)  on the 8th, the 8th of last month, most recent 8th (or that month's);
-                            on the fifteenth                   bare only after "on"
+                            on the fifteenth; the week of the  bare only after "on", or
+                            10th, the day after the 12th       after a period's "of",
+                                                               "before", "after"
 month_year                  May 2023, May, 2023, May of 2023   the month
 month_of_rel_year           March of last year, May this year  the month in that year
 month_last/this/next        last May / this May / next May     last: most recent May strictly

@@ -229,8 +229,12 @@ def _ground_yearless_date(match: re.Match[str], ctx: _Context) -> Days:
 
 
 def _day_of_month_ok(match: re.Match[str]) -> bool:
-    """"on the 8th." alone, or "the 8th of last month" with or without "on"."""
-    return bool(match.group("on") or match.group("rel"))
+    """"on the 8th." alone, "the 8th of last month" with or without "on", and "the 8th" after
+    a period next to it ("the weekend of the 12th", "the week of the 3rd", "the day after the
+    12th")."""
+    after_of = re.search(r"\b(?:day|weekend|week)\s+(?:of|before|after|following|prior\s+to)"
+                         r"\s+$", match.string[:match.start()], re.IGNORECASE)
+    return bool(match.group("on") or match.group("rel") or after_of)
 
 
 @_rule(
@@ -240,6 +244,8 @@ def _day_of_month_ok(match: re.Match[str]) -> bool:
     r"(?:\s+of\s+(?P<rel>this|last|next|the)\s+month\b|(?=\s*(?:[.,;:!?)]|$)))",
     "digit",
     accept=_day_of_month_ok,
+    anchor=True,
+    anchor_for="period_{rel}",
 )
 def _ground_day_of_month(match: re.Match[str], ctx: _Context) -> Days:
     day = day_of_month(match)
