@@ -186,6 +186,8 @@ GROUNDED = [
     ("on this day last year", THU, "this_day_years_ago", "2022-05-25", "2022-05-25"),
     ("the same day two years ago", THU, "this_day_years_ago", "2021-05-25", "2021-05-25"),
     ("this time last year", THU, "this_time_years_ago", "2022-05-22", "2022-05-28"),
+    ("this time last month", THU, "this_time_last_month", "2023-04-22", "2023-04-28"),
+    ("this time last week", THU, "this_time_last_week", "2023-05-17", "2023-05-19"),
     ("on Tuesday", THU, "weekday", "2023-05-23", "2023-05-23"),
     ("Thursday", THU, "weekday", "2023-05-25", "2023-05-25"),
     ("Saturday", SAT, "weekday", "2023-05-27", "2023-05-27"),
@@ -218,6 +220,8 @@ GROUNDED = [
     ("this weekend", SUN, "weekend_this", "2023-05-27", "2023-05-28"),
     ("last weekend", THU, "weekend_last", "2023-05-20", "2023-05-21"),
     ("last weekend", SAT, "weekend_last", "2023-05-20", "2023-05-21"),
+    ("the weekend just gone", THU, "weekend_just_gone", "2023-05-20", "2023-05-21"),
+    ("the month that has just passed", THU, "month_just_gone", "2023-04-01", "2023-04-30"),
     ("next weekend", THU, "weekend_next", "2023-06-03", "2023-06-04"),
     ("over the weekend", MON, "weekend", "2023-05-20", "2023-05-21"),
     ("over the weekend", SAT, "weekend", "2023-05-27", "2023-05-28"),
@@ -649,6 +653,8 @@ VAGUE = [
 
 NO_CUE = [
     "I spent two summers in Spain",
+    "I have just gone out",
+    "the weekend has gone well",
     # "the 3rd" alone, or after a period's words that are no period
     "Which was the 3rd?",
     "What did I do the day after the 3rd time I hiked?",

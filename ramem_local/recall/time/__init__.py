@@ -173,6 +173,11 @@ this_day_years_ago          a year ago today, on this day last the reference day
                             year, the same day two years ago
 this_time_years_ago         this time last year, around this   the 7 days around it
                             time two years ago
+this_time_last_{unit}       this time last month, this time    a month back: the 7 days
+                            last week                          around it; a week back: that
+                                                               day and the days either side
+{unit}_just_gone            the weekend just gone, the month   the last one
+                            that has just passed
 today                       today, tonight, this morning       today
 yesterday / last_night      yesterday, last night              the day before the reference
 day_before_yesterday        the day before yesterday           two days before

@@ -120,6 +120,23 @@ def _ground_this_time_years_ago(match: re.Match[str], ctx: _Context) -> Days:
     return day - 3 * _DAY, day + 4 * _DAY
 
 
+@_rule(
+    "this_time_last_{unit}",
+    r"\b(?:around\s+|about\s+)?this\s+time\s+last\s+(?P<unit>week|month)\b",
+    "unit rel",
+    anchor=True,
+    expands_to=("this_time_last_week", "this_time_last_month"),
+)
+def _ground_this_time_last_period(match: re.Match[str], ctx: _Context) -> Days:
+    """"this time last month": the week around the reference day a month back; "this time
+    last week": that day and the days either side of it."""
+    if _unit(match) == "week":
+        day = ctx.today - 7 * _DAY
+        return day - _DAY, day + 2 * _DAY
+    day = _add_months(ctx.today, -1)
+    return day - 3 * _DAY, day + 4 * _DAY
+
+
 _day_word("day_before_yesterday", r"(?:the\s+)?day\s+before\s+yesterday", -2)
 _day_word("night_before_last", r"the\s+night\s+before\s+last", -2)
 _day_word("day_after_tomorrow", r"(?:the\s+)?day\s+after\s+tomorrow", 2)
@@ -150,6 +167,20 @@ def _ground_period_rel(match: re.Match[str], ctx: _Context) -> Days:
     offset = {"this": 0, "last": -1, "next": 1}[_normal_rel(match.group("rel"))]
     unit = _unit(match)
     return _period(unit, _shift(ctx.today, unit, offset))
+
+
+@_rule(
+    "{unit}_just_gone",
+    r"\bthe\s+(?P<unit>week|weekend|month|year)\s+(?:just\s+(?:gone|passed|past|ended)|"
+    r"that\s+(?:has\s+)?just\s+(?:gone|passed|ended))\b",
+    "unit",
+    anchor=True,
+    expands_to=("week_just_gone", "weekend_just_gone", "month_just_gone", "year_just_gone"),
+)
+def _ground_period_just_gone(match: re.Match[str], ctx: _Context) -> Days:
+    """"the weekend just gone", "the month that has just passed": the last one."""
+    unit = _unit(match)
+    return _period(unit, _shift(ctx.today, unit, -1))
 
 
 @_rule(
