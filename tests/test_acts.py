@@ -55,6 +55,11 @@ def test_what_is_said_to_an_assistant(text: str, act: str) -> None:
     ("The Velvet Tides at the park stage with Tom", "report"),
     ("Saw the Velvet Tides with Tom", "report"),
     ("Is it going to rain tomorrow?", "question"),
+    # a plan in other words; what was planned and done is a report
+    ("Planning a trip to Rome", "plan"),
+    ("Fancy a hike on Sunday", "plan"),
+    ("Planned the garden beds with Lena", "report"),
+    ("Went to a fancy dress party", "report"),
     # a command in a journal is no request: nobody is asked
     ("Sort the receipts", "report"),
 ])
@@ -68,7 +73,7 @@ def test_the_assistants_words_are_answers() -> None:
 
 
 def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashing_embedder):
-    """m013: a bank whose acts were read by an older reader (the record of m013 removed, the
+    """m013, m014: a bank whose acts were read by an older reader (the records removed, the
     act stored as the old reader read it) holds the reading of today once opened; a memory
     the old reader read right keeps its act."""
     from ramem_local import Memory
@@ -79,10 +84,11 @@ def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashin
         memory.add("Tom saw the Velvet Tides last week and loved it", at="2024-03-02 19:00")
         memory.add("Booked somewhere to stay in Naples.", at="2024-03-03 19:00")
         memory.add("Saw the Velvet Tides with Tom", at="2024-03-04 19:00")
+        memory.add("Planning a trip to Rome", at="2024-03-05 19:00")
         memory.store.db.execute("UPDATE memories SET act = 'report' "
-                                "WHERE content LIKE '%Tom saw%'")
-        memory.store.db.execute("DELETE FROM schema_migrations WHERE name = ?",
-                                ("m013_acts_read_again",))
+                                "WHERE content LIKE '%Tom saw%' OR content LIKE '%Planning%'")
+        memory.store.db.execute("DELETE FROM schema_migrations WHERE name IN (?, ?)",
+                                ("m013_acts_read_again", "m014_plans_in_other_words"))
 
     store = Store.open(bank)
     try:
@@ -91,4 +97,5 @@ def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashin
         store.close()
     assert acts == {"me: Tom saw the Velvet Tides last week and loved it": "other",
                     "me: Booked somewhere to stay in Naples.": "plan",
-                    "me: Saw the Velvet Tides with Tom": "report"}
+                    "me: Saw the Velvet Tides with Tom": "report",
+                    "me: Planning a trip to Rome": "plan"}

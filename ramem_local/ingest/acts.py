@@ -18,7 +18,8 @@ question    only a question: ends in "?" with no sentence ended before it
 request     to an assistant (a conversation where one speaks): opens with a verb in its base
             form ("Suggest films like …", "Give me a packing list", "Please recommend …",
             "Can you …" ends in "?" and is a question)
-plan        the first clause looks ahead or longs: will, 'll, going to, plan(ning) to, want /
+plan        the first clause looks ahead or longs: will, 'll, going to, plan(ning) to,
+            planning (a trip), fancy a (hike), want /
             hope / would love to, thinking of, might, maybe, must, should, need to, one day,
             some day, sometime, next …, tomorrow, booked, tickets for, on the list, can't
             wait, looking forward, craving, dreaming of, wish
@@ -54,7 +55,8 @@ _LOOKS_AHEAD = re.compile(
     rf"|\bwon{_APOS}t\b|{_APOS}ll\b"
     r"|\bsoon\b(?!\s+as\b)|\bnext\s+(?!to\b)\w+"
     r"|\b(?:going|about|need|needs|have|has|ought)\s+to\b"
-    r"|\bplan(?:s|ned|ning)?\s+(?:to|on)\b"
+    r"|\bplan(?:s|ned|ning)?\s+(?:to|on)\b|\bplanning\b"
+    r"|\bfancy\s+(?:a|an|some|going|doing|seeing|trying)\b"
     rf"|\bcan(?:not|{_APOS}t|\s+not)\s+wait\b"
     r"|\blook(?:s|ing)?\s+forward\s+to\b"
     r"|\b(?:hopes?|hoping|wants?|wanted|intend(?:s|ing)?|decided)\s+to\b"
