@@ -94,8 +94,11 @@ def test_the_range_after_a_trip_starts_the_day_after_its_last(journal):
 @pytest.mark.parametrize(("question", "day"), [
     ("What did I eat the night I got back from Oslo?", "2024-02-23"),
     ("When I came home from Oslo, what did I eat?", "2024-02-23"),
+    ("Where did I eat on my last night in Oslo?", "2024-02-23"),
+    ("What did I see on the way back from Oslo?", "2024-02-23"),
     # the trip's arrival, not its end
     ("What did I eat the day I got to Oslo?", "2024-02-20"),
+    ("What did I eat on my first night in Oslo?", "2024-02-20"),
 ])
 def test_coming_home_from_a_trip_is_its_last_day(journal, question, day):
     response = journal.search(question, as_of="2025-03-01")

@@ -654,6 +654,9 @@ VAGUE = [
 NO_CUE = [
     "I spent two summers in Spain",
     "I have just gone out",
+    # a stay's last night, not yesterday's
+    "Where did we eat on our last night in Rome?",
+    "the last night of the trip",
     "the weekend has gone well",
     # "the 3rd" alone, or after a period's words that are no period
     "Which was the 3rd?",

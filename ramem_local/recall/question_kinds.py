@@ -549,6 +549,12 @@ def _tells_a_past_doing(clause: str) -> bool:
     return False
 
 
+# A stay's first or last day named by it: "on our last night in Rome", "my first morning in
+# Oslo", "on the way back from Porto" (relation ``day_of``; the last day: ``homecoming``).
+TRIP_EDGE_ANCHOR = re.compile(
+    rf"\b(?:on\s+|during\s+)?(?:(?:my|our|the)\s+(?P<edge>first|last|final)\s+"
+    rf"(?:night|day|evening|morning|afternoon)\s+(?:in|at)|the\s+way\s+(?P<back>back|home)\s+"
+    rf"from)\s+(?:the\s+)?{_PLACE}", _FLAGS)
 # "What did I eat in Lisbon?": a place at the end of a question with no time of its own is
 # where a stay was, when the bank tells of arriving there (``retrieve.stay_arrival``; when it
 # does not, the place is searched as words, as before). Not in a question asking when ("When
@@ -615,8 +621,9 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     """
     taken = [cue.span for cue in cues if cue.range is not None]
     patterns = (RELATIVE_ANCHOR,) if _NOT_PAST.match(question) else (
-        RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR, STAY_ANCHOR,
-        WHEN_ANCHOR, *(() if cues or _ASKS_WHEN.match(question) else (BARE_STAY_ANCHOR,)))
+        RELATIVE_ANCHOR, OPEN_ANCHOR, SAME_TIME_ANCHOR, OCCASION_ANCHOR, TRIP_EDGE_ANCHOR,
+        STAY_ANCHOR, WHEN_ANCHOR,
+        *(() if cues or _ASKS_WHEN.match(question) else (BARE_STAY_ANCHOR,)))
     how_long = [m.span() for m in re.finditer(_HOW_LONG_SINCE, question, _FLAGS)]
     for pattern in patterns:
         for match in pattern.finditer(question):
@@ -630,6 +637,11 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
                 continue
             if match.groupdict().get("when_clause") and not _tells_a_past_doing(phrase):
                 continue
+            if match.re is TRIP_EDGE_ANCHOR:
+                return EventAnchor(phrase=phrase, relation="day_of",
+                                   text=question[match.start():match.end()].strip(),
+                                   span=(match.start(), match.end()), trip=True,
+                                   homecoming=(match.group("edge") or "").lower() != "first")
             order, searched = anchor_order(phrase)
             if not content_words(searched):  # "after I first": an order of nothing
                 continue

@@ -144,7 +144,9 @@ _day_word(
     "today", r"(?:today|tonight|this\s+(?:morning|afternoon|evening)|(?:earlier|later)\s+today)", 0
 )
 _day_word("yesterday", "yesterday", -1)
-_day_word("last_night", r"last\s+night", -1)
+# "our last night in Rome", "the last night of the trip": a stay's, not yesterday's
+_day_word("last_night", r"(?<!\bmy\s)(?<!\bour\s)(?<!\bthe\s)(?<!\bhis\s)(?<!\bher\s)"
+          r"(?<!\btheir\s)(?<!\byour\s)last\s+night", -1)
 _day_word("tomorrow", "tomorrow", 1)
 
 
