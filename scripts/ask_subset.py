@@ -61,12 +61,12 @@ def fixed_subset(samples: list[dict]) -> list[tuple[str, dict]]:
 @contextlib.contextmanager
 def prompt_variant(name: str) -> Iterator[None]:
     """The answer prompt of ``llm_subset``'s variant ``name`` while inside, as shipped after."""
-    shipped = answer.SYSTEM_PROMPT, answer.answer_schema
+    shipped = answer.SYSTEM_PROMPT, answer.answer_schema, answer.memory_block
     PROMPT_VARIANTS[name]()
     try:
         yield
     finally:
-        answer.SYSTEM_PROMPT, answer.answer_schema = shipped
+        answer.SYSTEM_PROMPT, answer.answer_schema, answer.memory_block = shipped
 
 
 def main() -> None:
@@ -76,21 +76,31 @@ def main() -> None:
     parser.add_argument("locomo", type=Path)
     parser.add_argument("--n", type=int, help="how many questions (default 20; with --fixed, all)")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--analyze", choices=["always", "auto", "never"], default="auto",
-                        help="when the analyzer reads the question (Memory.ask's analyze)")
+    parser.add_argument("--analyze", default="auto",
+                        help="when the analyzer reads the question (Memory.ask's analyze: auto, "
+                             "always, never); several, comma-separated, ask each question once "
+                             "per setting, in turn")
     parser.add_argument("--read-already", action="store_true",
                         help="instead of conv-26's first N: the first N questions of categories "
                              "1-4 of every sample whose time, order, count or event the "
                              "deterministic reading reads (where auto skips the analyzer)")
+    parser.add_argument("--not-read", action="store_true",
+                        help="only the questions whose time, order, count and event the "
+                             "deterministic reading leaves open (where auto asks the analyzer)")
     parser.add_argument("--fixed", action="store_true",
                         help="issue 51's fixed subset (fixed_subset): 100 + 30 questions, the "
                              "first --n of them")
+    parser.add_argument("--start", type=int, default=0,
+                        help="skip the first START of the questions chosen (resume a run)")
     parser.add_argument("--variants", default="none",
                         help=f"answer prompts to ask each question with, in turn: "
                              f"{', '.join(PROMPT_VARIANTS)}")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     variants = args.variants.split(",")
+    settings = args.analyze.split(",")
+    if unknown := set(settings) - {"auto", "always", "never"}:
+        parser.error(f"unknown --analyze setting(s) {', '.join(sorted(unknown))}")
     if unknown := set(variants) - set(PROMPT_VARIANTS):
         parser.error(f"unknown variant(s) {', '.join(sorted(unknown))}")
     samples = json.loads(args.locomo.read_text())
@@ -109,15 +119,21 @@ def main() -> None:
             asked = [(sample, q) for sample, q in asked
                      if not analysis_can_decide(memory.frame(q["question"],
                                                              conversation=sample))]
-        for sample, question in asked[: args.n]:
+        if args.not_read:
+            asked = [(sample, q) for sample, q in asked
+                     if analysis_can_decide(memory.frame(q["question"], conversation=sample))]
+        for sample, question in asked[args.start:args.n]:
             for variant in variants:
-                with prompt_variant(variant):
-                    rows.append(ask_one(memory, sample, question, args.analyze, variant))
-                print(json.dumps(rows[-1], ensure_ascii=False), flush=True)
+                for setting in settings:
+                    with prompt_variant(variant):
+                        rows.append(ask_one(memory, sample, question, setting, variant))
+                    print(json.dumps(rows[-1], ensure_ascii=False), flush=True)
     if args.out:
         args.out.write_text(json.dumps(rows, ensure_ascii=False, indent=1))
     for variant in variants:
-        summarise(variant, [r for r in rows if r["variant"] == variant])
+        for setting in settings:
+            summarise(f"{variant} / analyze {setting}",
+                      [r for r in rows if r["variant"] == variant and r["analyze"] == setting])
 
 
 def ask_one(memory: Memory, sample: str, question: dict, analyze: str, variant: str) -> dict:
@@ -134,7 +150,7 @@ def ask_one(memory: Memory, sample: str, question: dict, analyze: str, variant: 
         "analyzer": answered.trace.frame.llm_proposal if answered.trace.frame else None,
         "seconds": round(time.time() - started, 1),
         "analyzed": any(c.stage == "analyze" for c in answered.trace.llm_calls),
-        "sample": sample, "variant": variant,
+        "sample": sample, "variant": variant, "analyze": analyze,
     }
 
 
