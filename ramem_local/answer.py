@@ -48,21 +48,32 @@ Reply with JSON: {{"reasoning": "...", "answer": "...", "citations": [ids]}}."""
 
 
 def memory_block(memory: MemoryRecord, tz: tzinfo) -> str:
-    """One memory with its episode; empty fields are left out so they cost no budget."""
-    lines = [f"[M{memory.id}] {memory.content.strip()}"]
-    session = span_text(memory.session_start, memory.session_end, tz, spoken=True)
-    lines.append(f"  session: {session}")
+    """One memory with its episode; empty fields are left out so they cost no budget.
+
+    The session is shown as the day it took place, its span's first day: the span runs on to
+    the next session's start so that the search's date filter covers what was said between
+    sessions, but to the answerer "8 May 2023 → 25 May 2023" reads as two dates where the
+    rules ask it to count from one (and costs a third of the evidence's tokens). Persons that
+    only repeat the speaker already naming the content ("Tim: ...") are left out too.
+    """
+    content = memory.content.strip()
+    lines = [f"[M{memory.id}] {content}", f"  session: {spoken_day(memory.session_start, tz)}"]
     if memory.event_start is not None:
         lines.append(f"  event: {_event_text(memory, tz)}")
     if memory.location:
         lines.append(f"  location: {memory.location}")
-    if memory.persons:
+    if memory.persons and not _names_only_the_speaker(content, memory.persons):
         lines.append(f"  persons: {', '.join(memory.persons)}")
     if memory.entities:
         lines.append(f"  entities: {', '.join(memory.entities)}")
     if memory.topic:
         lines.append(f"  topic: {memory.topic}")
     return "\n".join(lines)
+
+
+def _names_only_the_speaker(content: str, persons: Sequence[str]) -> bool:
+    """``persons`` is one name and the content opens with it as its speaker ("Tim: ...")."""
+    return len(persons) == 1 and content.startswith(f"{persons[0]}:")
 
 
 def _event_text(memory: MemoryRecord, tz: tzinfo) -> str:

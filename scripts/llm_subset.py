@@ -57,6 +57,7 @@ from ramem_local.ingest.windows import DEFAULT_SIZE as DEFAULT_WINDOW
 from ramem_local.protocols import LLM, LLMResult
 from ramem_local.recall.analyzer import _days as analyzer_days
 from ramem_local.recall.analyzer import _parse_day as parse_day
+from ramem_local.render import span_text
 from ramem_local.types import Candidate, RecallFrame
 
 EMBEDDER = Path(__file__).resolve().parents[1].parent / "shared/models/all-MiniLM-L6-v2"
@@ -554,8 +555,28 @@ def _answer_first() -> None:
     assert '{"answer": "..."' in answer_module.SYSTEM_PROMPT
 
 
+def _session_spans() -> None:
+    """The evidence as shown before 2026-12-07: each memory's whole session span ("8 May 2023
+    → 25 May 2023", the next session's start its end) and persons that only repeat the
+    speaker ("Tim: ..." with "persons: Tim"); the product shows the session's day alone."""
+    def spans_block(memory: Any, tz: tzinfo) -> str:
+        span = span_text(memory.session_start, memory.session_end, tz, spoken=True)
+        lines = [f"[M{memory.id}] {memory.content.strip()}", f"  session: {span}"]
+        if memory.event_start is not None:
+            lines.append(f"  event: {answer_module._event_text(memory, tz)}")
+        for name, value in (("location", memory.location),
+                            ("persons", ", ".join(memory.persons)),
+                            ("entities", ", ".join(memory.entities)), ("topic", memory.topic)):
+            if value:
+                lines.append(f"  {name}: {value}")
+        return "\n".join(lines)
+
+    answer_module.memory_block = spans_block  # type: ignore[assignment]
+
+
 VARIANTS: dict[str, Callable[[], None]] = {"none": lambda: None,
-                                           "answer-first": _answer_first}
+                                           "answer-first": _answer_first,
+                                           "session-spans": _session_spans}
 
 
 def main() -> None:

@@ -70,7 +70,7 @@ def ask(llm: ScriptedLLM, candidates=CANDIDATES, **kwargs):
 def test_memory_block_shows_content_and_every_episode_field():
     assert memory_block(RICH, UTC).splitlines() == [
         "[M7] Caroline went to an LGBTQ support group.",
-        "  session: 8 May 2023 → 24 May 2023",
+        "  session: 8 May 2023",
         "  event: 7 May 2023",
         "  location: Boston",
         "  persons: Caroline",
@@ -84,6 +84,28 @@ def test_memory_block_omits_empty_fields():
         "[M9] Melanie: I painted a sunset.",
         "  session: 8 May 2023",
     ]
+
+
+def test_the_session_is_shown_as_the_day_it_took_place_not_its_span():
+    """The span runs on to the next session (for the search's filter); the answerer counts
+    "yesterday" from the day it was said, and a second date there reads as another one."""
+    said = memory(4, "Caroline: I went to a support group yesterday.",
+                  session_start=ts(2023, 5, 8) + 13 * 3600, session_end=ts(2023, 5, 25))
+    lines = memory_block(said, UTC).splitlines()
+    assert "  session: 8 May 2023" in lines
+    assert not any("25 May" in line or "24 May" in line for line in lines)
+
+
+@pytest.mark.parametrize(("content", "persons", "shown"), [
+    ("Tim: I met John at the game.", ["Tim"], None),
+    ("Tim: Hey John! Good to hear from you.", ["Tim", "John"], "  persons: Tim, John"),
+    ("Tim: I met John at the game.", ["John"], "  persons: John"),
+    ("Timothy: I won the final.", ["Tim"], "  persons: Tim"),
+    ("Tim went to the game with his team.", ["Tim"], "  persons: Tim"),
+])
+def test_persons_that_only_repeat_the_speaker_are_left_out(content, persons, shown):
+    lines = memory_block(memory(5, content, persons=persons), UTC).splitlines()
+    assert [line for line in lines if line.startswith("  persons:")] == ([shown] if shown else [])
 
 
 def test_point_event_is_shown_as_its_day_as_people_write_it():
