@@ -222,6 +222,8 @@ def test_a_count_said_as_a_command_or_after_its_time_asks_how_many(question: str
         # a past doing hung on "when", "around the time of": the event's own day
         ("Which book was I halfway through when we moved?", "we moved", "day_of"),
         ("What was I reading when Gran died?", "Gran died", "day_of"),
+        ("Where was I living when my dog died?", "my dog died", "day_of"),  # "dog" a verb too
+        ("What did I cook when our neighbours moved out?", "our neighbours moved out", "day_of"),
         ("What did I cook when Lena came to stay?", "Lena came to stay", "day_of"),
         ("When my sister got married, where was I living?", "my sister got married",
          "day_of"),

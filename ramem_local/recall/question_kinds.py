@@ -544,8 +544,10 @@ def _tells_a_past_doing(clause: str) -> bool:
         past = past_of(word.lower())
         if past is not None:
             return past not in _NOT_A_DOING
-        if lemmas(word.lower()).get("VERB") or lemmas(word.lower()).get("AUX"):
-            return False  # a verb, not in the past: "when he says", "when I travel"
+        readings = lemmas(word.lower())
+        if readings.keys() & {"VERB", "AUX"} and "NOUN" not in readings:
+            return False  # a verb, not in the past: "when he says", "when it is late"
+        # else the subject's noun ("when my dog died": "dog" is a verb too) or no verb
     return False
 
 
