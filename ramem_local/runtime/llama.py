@@ -15,7 +15,10 @@ llama-cpp-python (0.3.36) quirks handled here, each measured:
   fixed start of each prompt is evaluated once and restored before every call
   (``prompt_prefix``), which keeps outputs independent of what ran before;
 * properties are generated in schema order (required first): order them as the model should
-  think (e.g. "reasoning" before "answer").
+  think (e.g. "reasoning" before "answer");
+* its grammar step matches the whole vocabulary against the grammar for every token (~45 ms a
+  token for Qwen here): greedy calls ask the grammar about the best token first
+  (``greedy_grammar``), the same tokens in less time.
 """
 
 from __future__ import annotations
@@ -93,10 +96,11 @@ _CACHE_LOCK = threading.Lock()
 
 
 def _new_llama(settings: LoadSettings) -> Any:
-    from llama_cpp import Llama  # imported late: loading this module needs no llama
+    # imported late: loading this module needs no llama
+    from .greedy_grammar import GrammarFirstLlama
 
     try:
-        return Llama(**settings.llama_kwargs())
+        return GrammarFirstLlama(**settings.llama_kwargs())
     except ValueError as exc:  # llama-cpp-python's answer to a file it cannot load
         raise LLMError(f"cannot load the GGUF model {settings.model_path}: "
                        f"{str(exc).splitlines()[0] if str(exc) else 'unreadable file'} "
