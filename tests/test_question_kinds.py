@@ -725,7 +725,8 @@ def test_no_trip(question: str) -> None:
         ("What did I cook three days after the move?", "days_after:3"),
         ("What did I do the fortnight after the move?", "weeks_after:2"),
         ("What did I read the week following the move?", "week_after"),
-        ("What did I cook in the run-up to the move?", "before"),
+        ("What did I cook in the run-up to the move?", "month_before"),
+        ("How many gigs did I go to in the lead-up to the wedding?", "month_before"),
         ("What did I cook once I got back from the hospital?", "after"),
     ],
 )

@@ -280,6 +280,18 @@ GROUNDED = [
     ("the days after May 8", THU, "stretch_after", "2023-05-09", "2023-05-15"),
     ("the weeks before 9 June 2023", THU, "stretch_before", "2023-05-09", "2023-06-08"),
     ("the months following May 8", THU, "stretch_after", "2023-05-09", "2023-08-08"),
+    ("the days leading up to 9 June 2023", THU, "stretch_before", "2023-06-02", "2023-06-08"),
+    # a count of units with "the": every day of them (without it, that day: shift_{rel})
+    ("in the two weeks before 9 June 2023", THU, "window_before", "2023-05-26", "2023-06-08"),
+    ("the three days after May 8", THU, "window_after", "2023-05-09", "2023-05-11"),
+    ("during the fortnight after Easter 2023", THU, "window_after", "2023-04-10", "2023-04-23"),
+    ("the last ten days before Christmas 2022", THU, "window_before", "2022-12-15",
+     "2022-12-24"),
+    ("the 2 weeks leading up to 9 June 2023", THU, "window_before", "2023-05-26", "2023-06-08"),
+    ("two weeks before 9 June 2023", THU, "shift_before", "2023-05-26", "2023-05-26"),
+    # the run-up to a time: the weeks before it (a month)
+    ("in the run-up to Christmas 2022", THU, "run_up", "2022-11-25", "2022-12-24"),
+    ("the lead-up to 9 June 2023", THU, "run_up", "2023-05-09", "2023-06-08"),
     # near words: a day or a week next to the anchor, not all time
     ("right after May 8", THU, "near_after", "2023-05-09", "2023-05-09"),
     ("just before 9 June 2023", THU, "near_before", "2023-06-08", "2023-06-08"),

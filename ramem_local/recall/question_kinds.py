@@ -838,7 +838,8 @@ def _relation(match: re.Match[str]) -> str:
     if "dir" not in groups:  # the event's own time: "the week I moved", "on my birthday"
         return f"{_SAME_UNIT[(groups.get('same') or 'day').lower()]}_of"
     direction = " ".join(match.group("dir").lower().split())
-    direction = re.sub(r"^in the (?:run|lead)[\s-]+up to$", "before", direction)
+    if re.match(r"^in the (?:run|lead)[\s-]+up to$", direction):
+        return "month_before"  # the weeks before, as a time cue's run-up is (a month)
     direction = {"following": "after", "once": "after", "leading up to": "before",
                  "ahead of": "before"}.get(direction, direction)
     if groups.get("unit") is None:

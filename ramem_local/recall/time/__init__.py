@@ -224,6 +224,11 @@ weekday_before / _after     the Sunday before Oct 25, 2022     that weekday stri
 stretch_before / _after     the days after May 8, the weeks    a plural unit without a count: a
                             before 9 June, the months          stretch of the next unit (days: 7
                             following May 8                    days, weeks: a month, months: 3)
+window_before / _after      in the two weeks before Christmas, every day of N units next to the
+                            the three days after May 8,        anchor (with "the"; without it,
+                            during the fortnight after Easter  "two weeks before X" is shift_)
+run_up                      in the run-up to Christmas, the    the month before the anchor (as
+                            lead-up to 9 June                  "the weeks before" is)
 near_before / near_after    right after May 8, just before     just / right / immediately /
                             Easter, shortly after Christmas,   directly: the day next to the
                             not long before May 8              anchor; shortly / soon / not long:

@@ -40,7 +40,8 @@ _CANONICAL_REL = {
     "prior to": "before", "earlier than": "before", "after": "after", "following": "after",
     "later than": "after", "since": "since", "ever since": "since", "until": "until",
     "till": "until", "up until": "until", "upcoming": "next", "most recent": "last",
-    "latest": "last", "closest": "nearest", "nearest": "nearest",
+    "latest": "last", "closest": "nearest", "nearest": "nearest", "leading up to": "before",
+    "running up to": "before",
 }  # fmt: skip
 
 

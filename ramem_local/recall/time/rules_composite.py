@@ -64,7 +64,8 @@ def _combine_period_around(match: re.Match[str], anchors: list[Days], ctx: _Cont
 
 @_composite(
     "stretch_{rel}",
-    r"\bthe\s+(?P<unit>day|week|month)s\s+(?P<rel>before|prior\s+to|after|following)\s+",
+    r"\bthe\s+(?P<unit>day|week|month)s\s+"
+    r"(?P<rel>before|prior\s+to|after|following|leading\s+up\s+to)\s+",
     "unit",
     expands_to=("stretch_before", "stretch_after"),
 )
@@ -74,6 +75,35 @@ def _combine_stretch_around(match: re.Match[str], anchors: list[Days], ctx: _Con
     if _normal_rel(match.group("rel")) == "before":
         return _shift(start, unit, -count), start
     return end, _shift(end, unit, count)
+
+
+# "in the two weeks before Christmas", "the three days after Easter 2024", "during the
+# fortnight after New Year": a count of units with "the" is every day of them, as "the seven
+# days after the move" is for an event; without "the", "two weeks before Christmas" is that
+# day (shift_{rel}).
+@_composite(
+    "window_{rel}",
+    r"\bthe\s+(?:(?:first|next|following|last|previous|preceding)\s+)?(?:" + NUM
+    + r"\s+(?P<unit>day|week|fortnight|month)s?|(?P<single>fortnight))\s+"
+    r"(?P<rel>before|prior\s+to|after|following|leading\s+up\s+to|running\s+up\s+to)\s+",
+    "unit",
+    expands_to=("window_before", "window_after"),
+)
+def _combine_window_around(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    start, end = anchors[0]
+    unit = (match.group("unit") or match.group("single")).lower()
+    count = _count(match.group("n")) if match.group("n") else 1
+    if _normal_rel(match.group("rel")) == "before":
+        return _shift(start, unit, -count), start
+    return end, _shift(end, unit, count)
+
+
+# "in the run-up to Christmas", "the lead-up to the exams in May": the weeks before, as "the
+# weeks before" is (a month).
+@_composite("run_up", r"\bthe\s+(?:run|lead|build)(?:-|\s+)?up\s+to\s+", "open")
+def _combine_run_up(match: re.Match[str], anchors: list[Days], ctx: _Context) -> Days:
+    start, _ = anchors[0]
+    return _shift(start, "month", -1), start
 
 
 @_composite(
