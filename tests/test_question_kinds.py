@@ -719,6 +719,32 @@ def test_no_trip(question: str) -> None:
 @pytest.mark.parametrize(
     ("question", "relation"),
     [
+        ("List the walks I went on the weekend before my birthday", "weekend_before"),
+        ("What did I cook on the weekend after we got back?", "weekend_after"),
+        ("Where did I go on the day after the move?", "day_after"),
+    ],
+)
+def test_a_time_cue_inside_a_span_next_to_an_event_is_the_spans_unit(question: str,
+                                                                      relation: str) -> None:
+    """"on the weekend" alone is a time cue (the latest weekend); before an event it is the
+    unit of the span next to it, and no cue of its own."""
+    reference = int(datetime(2026, 11, 17, tzinfo=UTC).timestamp())
+    frame = build_frame(question, reference_time=reference, tz=UTC, timeline=None)
+    assert frame.anchor is not None and frame.anchor.relation == relation
+    assert frame.cues == [] and frame.time_range is None
+
+
+@pytest.mark.parametrize("question", ["Where did I go on the weekend?",
+                                      "What did I do last weekend before the move?"])
+def test_a_time_cue_outside_a_span_unit_stays_a_cue(question: str) -> None:
+    reference = int(datetime(2026, 11, 17, tzinfo=UTC).timestamp())
+    frame = build_frame(question, reference_time=reference, tz=UTC, timeline=None)
+    assert [cue.text for cue in frame.cues] in (["on the weekend"], ["last weekend"])
+
+
+@pytest.mark.parametrize(
+    ("question", "relation"),
+    [
         ("What did I cook in the seven days after the move?", "stretch_after:7"),
         ("What did I cook in the three days before the move?", "stretch_before:3"),
         ("What did I cook the 10 days after the move?", "stretch_after:10"),

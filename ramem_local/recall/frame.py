@@ -145,6 +145,10 @@ def build_frame(
             frame.anchor, frame.other_end = _event_first(ends)
         else:
             frame.anchor = find_event_anchor(question, cues)
+            if frame.anchor is not None:  # a cue inside its span is the anchor's own unit
+                start, end = frame.anchor.span
+                frame.cues = cues = [c for c in cues
+                                     if not (start <= c.span[0] and c.span[1] <= end)]
         # An anchor's own order words ("since I last went hiking") choose its report, not
         # how the answers are listed.
         owned = frame.anchor.span if frame.anchor is not None and frame.anchor.order else None

@@ -629,7 +629,8 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
     how_long = [m.span() for m in re.finditer(_HOW_LONG_SINCE, question, _FLAGS)]
     for pattern in patterns:
         for match in pattern.finditer(question):
-            if any(start < match.end() and match.start() < end for start, end in taken):
+            if any(start < match.end() and match.start() < end
+                   for start, end in _cues_in_the_way(match, taken)):
                 continue
             if any(start <= match.start() < end for start, end in how_long):
                 continue  # "How long has it been since I saw Lena?": an order, no range
@@ -655,6 +656,17 @@ def find_event_anchor(question: str, cues: list[TimeCue]) -> EventAnchor | None:
                                span=(match.start(), match.end()), trip=place is not None,
                                homecoming=place is not None and bool(_HOMECOMING.search(searched)))
     return None
+
+
+def _cues_in_the_way(match: re.Match[str], taken: list[tuple[int, int]]
+                     ) -> list[tuple[int, int]]:
+    """The time cues' spans that stop ``match`` from being an anchor: all of them, except
+    one inside the unit of a span next to an event ("on the weekend" in "the walks I went on
+    the weekend before my birthday": the weekend before it, not the latest weekend)."""
+    if match.re is not RELATIVE_ANCHOR:
+        return taken
+    return [(start, end) for start, end in taken
+            if not (match.start() <= start and end <= match.start("dir"))]
 
 
 def occasion_query(phrase: str) -> str | None:
