@@ -57,8 +57,11 @@ def main() -> None:
               "n_threads_batch": args.threads, "seed": 0, "verbose": False}
     ways = {"plain": GrammarFirstLlama(**common)}
     for size in (int(n) for n in args.pred.split(",")):
+        # logits_all=True as well: llama-cpp-python 0.3.36 sizes its score buffer by the
+        # argument, not by the draft's need, and a prompt past n_batch then fails to eval.
         ways[f"lookup-{size}"] = GrammarFirstLlama(
-            **common, draft_model=LlamaPromptLookupDecoding(num_pred_tokens=size))
+            **common, logits_all=True,
+            draft_model=LlamaPromptLookupDecoding(num_pred_tokens=size))
     seconds: dict[str, list[float]] = {name: [] for name in ways}
     same = dict.fromkeys(ways, 0)
     for index, (text, messages, schema) in enumerate(requests):
