@@ -62,6 +62,28 @@ def test_what_is_said_to_an_assistant(text: str, act: str) -> None:
     ("Went to a fancy dress party", "report"),
     # a command in a journal is no request: nobody is asked
     ("Sort the receipts", "report"),
+    # news relayed in the writer's words: a name and its finite verb after the clause's own
+    # verb, adverb or object is someone else's doing
+    ("Heard Tom got a promotion", "other"),
+    ("Heard that Tom is moving to Leeds", "other"),
+    ("Found out Lena is getting married", "other"),
+    ("Turns out Marek got the job at Kestrel", "other"),
+    ("Apparently Sofia moved to Bristol", "other"),
+    ("Mum told me Aisha got engaged", "other"),
+    ("Heard Aunt Rosa died", "other"),
+    # ... not the writer's own doing beside a name
+    ("Told Tom I was moving", "report"),
+    ("Found out I got the job!", "report"),
+    ("Heard back from Kestrel: I got the job", "report"),
+    ("Helped Tom move house", "report"),
+    ("Watched Lena play in the final", "report"),
+    ("Went to the party Lena threw", "report"),
+    ("Ate the cake Mum made", "report"),
+    ("heard Luna Brass live, they played the old songs", "report"),
+    ("Called Mum, she was fine", "report"),
+    ("Back home from Copenhagen.", "report"),
+    ("Drove up to Harrow Fell with Tom", "report"),
+    ("Lena helped me repair the leaking radiator", "report"),
 ])
 def test_what_a_journal_entry_is(text: str, act: str) -> None:
     assert read_act(text, "me", to_assistant=False) == act
@@ -73,7 +95,7 @@ def test_the_assistants_words_are_answers() -> None:
 
 
 def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashing_embedder):
-    """m013, m014: a bank whose acts were read by an older reader (the records removed, the
+    """m013, m014, m015: a bank whose acts were read by an older reader (the records removed, the
     act stored as the old reader read it) holds the reading of today once opened; a memory
     the old reader read right keeps its act."""
     from ramem_local import Memory
@@ -85,10 +107,12 @@ def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashin
         memory.add("Booked somewhere to stay in Naples.", at="2024-03-03 19:00")
         memory.add("Saw the Velvet Tides with Tom", at="2024-03-04 19:00")
         memory.add("Planning a trip to Rome", at="2024-03-05 19:00")
-        memory.store.db.execute("UPDATE memories SET act = 'report' "
-                                "WHERE content LIKE '%Tom saw%' OR content LIKE '%Planning%'")
-        memory.store.db.execute("DELETE FROM schema_migrations WHERE name IN (?, ?)",
-                                ("m013_acts_read_again", "m014_plans_in_other_words"))
+        memory.add("Heard Tom got a promotion", at="2024-03-06 19:00")
+        memory.store.db.execute("UPDATE memories SET act = 'report' WHERE content LIKE '%Tom saw%'"
+                                " OR content LIKE '%Planning%' OR content LIKE '%Heard%'")
+        memory.store.db.execute("DELETE FROM schema_migrations WHERE name IN (?, ?, ?)",
+                                ("m013_acts_read_again", "m014_plans_in_other_words",
+                                 "m015_relayed_news"))
 
     store = Store.open(bank)
     try:
@@ -98,4 +122,29 @@ def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashin
     assert acts == {"me: Tom saw the Velvet Tides last week and loved it": "other",
                     "me: Booked somewhere to stay in Naples.": "plan",
                     "me: Saw the Velvet Tides with Tom": "report",
-                    "me: Planning a trip to Rome": "plan"}
+                    "me: Planning a trip to Rome": "plan",
+                    "me: Heard Tom got a promotion": "other"}
+
+
+def test_a_bank_written_before_m015_reads_relayed_news_as_someone_elses(tmp_path,
+                                                                        hashing_embedder):
+    """m015 alone: a bank whose reader took relayed news for the writer's report reads it as
+    someone else's doing once opened."""
+    from ramem_local import Memory
+    from ramem_local.store import Store
+
+    bank = tmp_path / "bank.db"
+    with Memory.open(bank, embedder=hashing_embedder) as memory:
+        memory.add("Heard Tom got a promotion", at="2024-03-06 19:00")
+        memory.add("Helped Tom move house", at="2024-03-07 19:00")
+        memory.store.db.execute("UPDATE memories SET act = 'report'")
+        memory.store.db.execute("DELETE FROM schema_migrations WHERE name = ?",
+                                ("m015_relayed_news",))
+
+    store = Store.open(bank)
+    try:
+        acts = dict(store.db.execute("SELECT content, act FROM memories"))
+    finally:
+        store.close()
+    assert acts == {"me: Heard Tom got a promotion": "other",
+                    "me: Helped Tom move house": "report"}

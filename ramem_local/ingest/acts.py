@@ -27,7 +27,11 @@ other       what someone else did or said, the writer not in it: the first claus
             name or a noun phrase ("Sofia finished …", "A colleague quoted …", "The trailer for
             … looks great") whose verb follows within a few words, and says no "I", "me",
             "we", "my", ... ("Lena came round for dinner" is one too: what the writer did
-            with someone reads both, and a question about a person reads both)
+            with someone reads both, and a question about a person reads both); or it relays
+            what someone did: a name and its finite verb right after the clause's own verb,
+            adverb or object ("Heard Tom got a promotion", "Found out Lena is moving",
+            "Apparently Sofia moved to Bristol", "Mum told me Aisha got engaged"), not after
+            a preposition or a noun ("Dinner with Lena was lovely", "the cake Tom made")
 report      anything else: "Caught Night Harbor at the Picturehouse", "we put on The Ferryman
             after dinner", "Dinner: fish pie", "Lena and I went to the market"
 =========== =================================================================================
@@ -41,6 +45,7 @@ form cannot tell them apart, so a question about a person reads both (``retrieve
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..lexicon import lemmas as _lemmas
 from ..types import ANSWER, OTHER, PLAN, QUESTION, REPORT, REQUEST
@@ -88,7 +93,7 @@ def read_act(text: str, speaker: str, *, to_assistant: bool) -> str:
         return REQUEST
     if _LOOKS_AHEAD.search(first):
         return PLAN
-    if _someone_else_did(first):
+    if _someone_else_did(first) or _relays_someone_elses_doing(first):
         return OTHER
     return REPORT
 
@@ -156,6 +161,60 @@ def _someone_else_did(clause: str) -> bool:
         if not token[0].isupper() and _finite(token.lower()):
             return True
     return False
+
+
+def _relays_someone_elses_doing(clause: str) -> bool:
+    """Whether a clause relays what someone else did: after its first word, a name (a run of
+    capitalised words) stands right after a verb, an adverb or a pronoun ("Heard Tom got a
+    promotion", "Turns out Marek got the job", "Apparently Sofia moved", "told me Aisha got
+    engaged", "heard that Tom is moving") and a finite verb follows the name, before any
+    comma. The name is then the subject of what happened, the writer only its hearer. After
+    a preposition or a noun the name belongs to the writer's own doing ("Dinner with Lena was
+    lovely", "the party Lena threw"); a verb's base after it is the writer's doing too
+    ("Watched Lena play", "Helped Tom move house")."""
+    tokens = _WORDS.findall(clause)
+    index = 1
+    while index < len(tokens):
+        token = tokens[index]
+        if token in ",:;()":
+            return False
+        if not _a_name_word(token):
+            index += 1
+            continue
+        end = index
+        while end < len(tokens) and _a_name_word(tokens[end]):
+            end += 1
+        after = tokens[end].lower() if end < len(tokens) else ""
+        if _introduces_a_clause(tokens, index) and after[:1].isalpha() and _finite(after):
+            return True
+        index = end
+    return False
+
+
+def _a_name_word(token: str) -> bool:
+    """A capitalised word that is not the writer ("I", "I'm")."""
+    return token[0].isupper() and token.lower().replace("’", "'") not in _FIRST_PERSON
+
+
+def _introduces_a_clause(tokens: Sequence[str], index: int) -> bool:
+    """Whether a name at ``tokens[index]`` may open a clause of its own: the word before it
+    is a verb in a finite form ("heard", "says", "turns"; not its base, not a particle that
+    lemminflect also reads as a verb: "up", "back"), "out" after one ("found out"), an
+    adverb in -ly ("apparently"), an object pronoun ("told me") or "that"."""
+    word = tokens[index - 1].lower()
+    if word in _OBJECT_PRONOUNS or word == "that" or _a_finite_verb(word):
+        return True
+    if word == "out":
+        return index >= 2 and _a_finite_verb(tokens[index - 2].lower())
+    return word.endswith("ly") and "ADV" in _lemmas(word)
+
+
+def _a_finite_verb(word: str) -> bool:
+    return not word.endswith("ing") and any(
+        lemma != word for lemma in _lemmas(word).get("VERB", ()))
+
+
+_OBJECT_PRONOUNS = frozenset("me us him her them".split())
 
 
 def _finite(word: str) -> bool:

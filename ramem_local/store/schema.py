@@ -635,6 +635,13 @@ def m014_plans_in_other_words(db: apsw.Connection) -> None:
     _read_acts_again(db)
 
 
+def m015_relayed_news(db: apsw.Connection) -> None:
+    """The acts read again: news relayed in the writer's words ("Heard Tom got a promotion",
+    "Apparently Sofia moved to Bristol") is someone else's doing, which banks written before
+    read as the writer's report."""
+    _read_acts_again(db)
+
+
 def _read_acts_again(db: apsw.Connection) -> None:
     """Every memory's act as ``ingest.acts.read_act`` reads it: a turn memory's from its
     turn (text, speaker, whether the conversation has an assistant), an extracted one's from
@@ -697,7 +704,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_core_tables, m002_fts, m003_neighbour_text, m004_fts_secure_delete, m005_binary_index,
     m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
     m010_vectors_stored_once, m011_float_vectors_in_blocks, m012_memory_acts,
-    m013_acts_read_again, m014_plans_in_other_words,
+    m013_acts_read_again, m014_plans_in_other_words, m015_relayed_news,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
