@@ -574,9 +574,23 @@ def _session_spans() -> None:
     answer_module.memory_block = spans_block  # type: ignore[assignment]
 
 
+def _times_as_said() -> None:
+    """Rule 2 without "concrete dates rather than relative words": a time kept as precise as
+    the memory says it ("last week" in a memory of 2 April 2023 is "the week before 2 April
+    2023", not a day of that week the model picks)."""
+    old = ('   Give concrete dates (e.g. "7 May 2023") rather than relative words.\n')
+    new = ('   Give a time as precisely as the memory says it: "yesterday" is the day before\n'
+           '   the session date (give that date); "last week", "last weekend" or "last Friday"\n'
+           '   become "the week / the weekend / the Friday before <session date>". Never name\n'
+           '   a day the memories do not give.\n')
+    assert old in answer_module.SYSTEM_PROMPT
+    answer_module.SYSTEM_PROMPT = answer_module.SYSTEM_PROMPT.replace(old, new)
+
+
 VARIANTS: dict[str, Callable[[], None]] = {"none": lambda: None,
                                            "answer-first": _answer_first,
-                                           "session-spans": _session_spans}
+                                           "session-spans": _session_spans,
+                                           "times-as-said": _times_as_said}
 
 
 def main() -> None:
