@@ -580,7 +580,11 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     # Close: less than one rank step of one list apart (RRF scores are compressed: the first
     # and the second of both lists differ by 1.6%, so a ratio would call every pair close).
     step = 1 / (settings.kappa + 1) - 1 / (settings.kappa + 2)
-    close = [row for row in reports[1:] if (row.rrf or 0) > (best.rrf or 0) - step
+    # The same words on another day are as much the event ("Got a flat tyre on the way to
+    # work" in March and in June): their ranks differ only by the order ties are broken in.
+    same = _telling_the_same(store, best.id, [row.id for row in reports[1:]])
+    close = [row for row in reports[1:]
+             if ((row.rrf or 0) > (best.rrf or 0) - step or row.id in same)
              and abs(happened[row.id] - happened[best.id]) >= DAY]
     if vector is not None and settings.anchor_by_meaning:
         # A report far closer in meaning than the first by fused rank is the event: a short
@@ -602,6 +606,20 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     anchor.confident = not close
     anchor.candidates = {row.id: happened[row.id] for row in [best, *close]} if close else {}
     return True
+
+
+def _telling_the_same(store: Store, memory_id: int, others: Sequence[int]) -> set[int]:
+    """The ``others`` whose words are those of ``memory_id``'s content (case, punctuation
+    and spacing aside)."""
+    texts = store.get_memories([memory_id, *others])
+    if memory_id not in texts:
+        return set()
+    key = _words_of(texts[memory_id].content)
+    return {i for i in others if i in texts and _words_of(texts[i].content) == key}
+
+
+def _words_of(text: str) -> tuple[str, ...]:
+    return tuple(re.findall(r"\w+", text.casefold()))
 
 
 def _people_named(store: Store, phrase: str) -> list[str]:

@@ -692,6 +692,29 @@ def test_an_event_the_search_is_unsure_of_is_the_one_nearest_the_ranges_other_en
 
 
 
+def test_the_same_words_on_two_days_are_the_latest_event_unless_asked_first(tmp_path):
+    """"Got a flat tyre on the way to work" in March and in June: the day after it is June's
+    (the latest before the reference time), "the first time" March's; the ranks of identical
+    reports differ only by how ties are broken."""
+    bank = _journal_bank(tmp_path / "tyre.db", [
+        ("2023-03-01 18:00", "Long day at the office."),
+        ("2023-03-02 18:00", "Got a flat tyre on the way to work"),
+        ("2023-03-03 18:00", "Walked to work, bike in the shop"),
+        ("2023-04-10 18:00", "Lunch with Tom"),
+        ("2023-06-10 18:00", "Got a flat tyre on the way to work"),
+        ("2023-06-11 18:00", "Took the bus, bike needs a new tube"),
+        ("2023-06-20 18:00", "Quiet evening"),
+    ])
+    with Memory.open(bank) as memory:
+        latest = memory.search("What did I do the day after I got a flat tyre?",
+                               as_of="2023-07-01")
+        first = memory.search("What did I do the day after I first got a flat tyre?",
+                              as_of="2023-07-01")
+    assert _contents(latest)[0] == "me: Took the bus, bike needs a new tube"
+    assert latest.trace.frame.anchor.confident is False
+    assert _contents(first)[0] == "me: Walked to work, bike in the shop"
+
+
 def test_an_unsure_end_of_a_range_between_events_is_taken_next_to_the_other_end(memory):
     """"The shakshuka I cooked" reads alike in January and May ("Cooked shakshuka for …");
     next to the cat (4 March, found surely) it is January's, though May's is nearer the
