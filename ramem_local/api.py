@@ -594,7 +594,7 @@ class Memory:
         exclude_turns: bool = False,
         char_budget: int = 6000,
         dense_index: str | None = None,
-        analyze: str = ANALYZE_AUTO,
+        analyze: str = ANALYZE_NEVER,
         on_search: Callable[[SearchResponse], None] | None = None,
         on_answer_text: Callable[[str], None] | None = None,
     ) -> Answer:
@@ -603,10 +603,10 @@ class Memory:
         Without an LLM the answer is empty and ``Answer.evidence`` holds the top memories.
         ``k``, ``mode``, ``buffer_days`` and ``dense_index`` not given are this Memory's
         ``defaults``. ``analyze``: when the LLM reads the question before the search —
-        "auto" (the default: only where the deterministic reading leaves its time, order,
-        count and event open, ``analysis_can_decide``; on the others the 1.5B answered better
-        without it, and a model call is saved), "always" or "never" (docs/questions.md, "What
-        the analyzer adds").
+        "never" (the default: on issue 51's 130 LoCoMo questions the 1.5B answered as well
+        without it, and a model call is saved), "auto" (only where the deterministic reading
+        leaves its time, order, count and event open, ``analysis_can_decide``) or "always"
+        (docs/questions.md, "What the analyzer adds").
         Something to show while the model works: ``on_search`` gets the search's response as
         soon as it is known (before the answer is generated), ``on_answer_text`` the answer's
         words as the model writes them (the returned ``Answer`` says whether they stand: the

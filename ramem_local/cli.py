@@ -947,11 +947,11 @@ def search(context: Context, question: str, k: int | None, as_of: str | None,
 @click.option("-k", "--k", type=click.IntRange(1, 100),
               help="How many memories the answerer may see. Default: config `k`, else "
                    f"{SearchDefaults.k}.")
-@click.option("--analyze", type=click.Choice(["always", "auto", "never"]), default="auto",
+@click.option("--analyze", type=click.Choice(["always", "auto", "never"]), default="never",
               show_default=True,
               help="When the LLM reads the question before the search; auto: only where its "
-                   "time, order, count or event was not read already (where it was, the 1.5B "
-                   "answered better without it, and a model call is saved: docs/questions.md).")
+                   "time, order, count or event was not read already. Never by default: the "
+                   "1.5B answered as well without it, a model call sooner (docs/questions.md).")
 @question_options
 @pass_context
 def ask(context: Context, question: str, k: int | None, analyze: str,

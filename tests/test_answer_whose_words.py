@@ -43,7 +43,7 @@ def test_ask_withholds_an_answer_citing_only_the_other_speakers_words(bank, ques
                 "citations": [researching]}
 
     bank.llm = ScriptedLLM([_analysis, answer])
-    result = bank.ask(question, k=10)
+    result = bank.ask(question, k=10, analyze="always")
     assert result.abstained is withheld
     if withheld:
         assert "cites nothing Melanie said (Caroline said what it cites)" in result.reasoning

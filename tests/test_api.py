@@ -407,7 +407,7 @@ def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_emb
     llm = ScriptedLLM([analysis, answer])
     with Memory.open(tmp_path / "b.db", embedder=hashing_embedder, llm=llm) as memory:
         memory.ingest(chat_file)
-        result = memory.ask("What is the name of Ann's cat?", k=3)
+        result = memory.ask("What is the name of Ann's cat?", k=3, analyze="always")
     assert (result.answer, result.abstained) == ("Pixel", False)
     assert result.citations and set(result.citations) <= {c.memory.id for c in result.evidence}
     assert [call.stage for call in result.trace.llm_calls] == ["analyze", "answer"]
@@ -417,9 +417,10 @@ def test_ask_analyses_retrieves_and_answers_with_citations(tmp_path, hashing_emb
 
 def test_ask_can_skip_the_analyzer_where_the_question_was_read_already(
         tmp_path, hashing_embedder, chat_file):
-    """analyze="auto" (the default): a grounded time (or an order, a count, an event) is the
+    """analyze="auto": a grounded time (or an order, a count, an event) is the
     deterministic reading's, so the analyzer, which could add only its need and keywords, is
-    not asked; a question with nothing read asks it. "always" asks it; "never" does not."""
+    not asked; a question with nothing read asks it. "always" asks it; "never" (the default)
+    does not."""
     def analysis(messages, schema, max_tokens):
         assert "Question:" in messages[-1]["content"], "the analyzer's call, not the answer's"
         return {"need": "what Ben paints", "time_start": None, "time_end": None,
@@ -452,6 +453,9 @@ def test_ask_can_skip_the_analyzer_where_the_question_was_read_already(
         never = memory.ask("What is Ben painting?", analyze="never")
         assert [call.stage for call in never.trace.llm_calls] == ["answer"]
         assert "the question was read without the LLM (analyze: never)" in never.trace.notes
+        memory.llm = ScriptedLLM([answer])
+        by_default = memory.ask("What is Ben painting?")
+        assert [call.stage for call in by_default.trace.llm_calls] == ["answer"]
         with pytest.raises(InputError, match="analyze must be one of always, auto, never"):
             memory.ask(question, analyze="sometimes")
 

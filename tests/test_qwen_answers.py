@@ -70,7 +70,7 @@ def _answer_call_succeeded(answer: Answer) -> None:
 
 @pytest.mark.real_model
 def test_qwen_answers_from_the_bank_with_valid_citations(bank: Memory):
-    answer = bank.ask("Which city did Ann visit?")
+    answer = bank.ask("Which city did Ann visit?", analyze="auto")
 
     _answer_call_succeeded(answer)
     assert not answer.abstained, answer.reasoning
@@ -84,7 +84,7 @@ def test_qwen_answers_from_the_bank_with_valid_citations(bank: Memory):
 
 @pytest.mark.real_model
 def test_qwen_says_not_in_memory_when_the_bank_cannot_answer(bank: Memory):
-    answer = bank.ask("What musical instrument does Ben play?")
+    answer = bank.ask("What musical instrument does Ben play?", analyze="auto")
 
     _answer_call_succeeded(answer)
     assert answer.abstained, (answer.answer, answer.citations)

@@ -135,7 +135,8 @@ def analysis_can_decide(frame: RecallFrame) -> bool:
     anchor decides the range). It then adds only its need and keywords (the retrieval
     query), at the cost of a model call (15 s with the 1.5B Qwen on 2 cores). Measured in
     docs/questions.md: skipping it there saved ~30% of the time and lost 2 of 20 answers with
-    the 0.5B, so ``ask`` skips it only when told (``analyze="auto"``)."""
+    the 0.5B; with the 1.5B it helped on neither side, so ``ask`` asks it only when told
+    (``analyze="auto"`` or ``"always"``)."""
     return not (frame.time_range is not None or frame.order is not None or frame.counting
                 or frame.anchor is not None)
 
