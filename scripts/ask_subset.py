@@ -1,8 +1,8 @@
 """A fixed LLM subset of the ask path (analyzer + retrieval + answer), for before/after checks.
 
 LoCoMo dev conv-26, the first N questions of categories 1-4 that have evidence, asked through
-``Memory.ask`` with a local GGUF (``--analyze``: auto by default, as for a user; ``always``
-or ``never`` to compare; ``--read-already``: the questions of every sample whose time, order,
+``Memory.ask`` with a local GGUF (``--analyze``: never by default, as for a user; ``auto``
+or ``always`` to compare; ``--read-already``: the questions of every sample whose time, order,
 count or event the deterministic reading reads, where ``auto`` skips it; ``--fixed``: issue
 51's fixed subset, :func:`fixed_subset`, 100 questions of categories 1-4 and 30 of category 5).
 Prints one JSON line per question and a summary: R@10 of the evidence the answerer saw, token
@@ -76,10 +76,10 @@ def main() -> None:
     parser.add_argument("locomo", type=Path)
     parser.add_argument("--n", type=int, help="how many questions (default 20; with --fixed, all)")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--analyze", default="auto",
-                        help="when the analyzer reads the question (Memory.ask's analyze: auto, "
-                             "always, never); several, comma-separated, ask each question once "
-                             "per setting, in turn")
+    parser.add_argument("--analyze", default="never",
+                        help="when the analyzer reads the question (Memory.ask's analyze: never, "
+                             "the product's default, auto, always); several, comma-separated, "
+                             "ask each question once per setting, in turn")
     parser.add_argument("--read-already", action="store_true",
                         help="instead of conv-26's first N: the first N questions of categories "
                              "1-4 of every sample whose time, order, count or event the "
