@@ -1606,8 +1606,8 @@ def eval_locomo(context: Context, file: Path, mode: str, k: int, samples: str | 
 
     Prints R@5, R@10, R@25, all-evidence R@10, MRR@25 and D@1 per category, overall (categories
     1-4), on the temporal-triggered subset and for category 5, modes side by side. With --llm,
-    each question is also answered as `ramem ask --k K` answers it (the question analyzer where
-    the question's time, order, count or event was not read, then the top K memories; the
+    each question is also answered as `ramem ask --k K` answers it (the search, then the top K
+    memories, the question analyzer off as ask's default; the
     tuning options apply to the retrieval scores only): token F1,
     BLEU-1 and set F1 against the reference answers (SQuAD normalisation: lower case, no
     punctuation or articles), and the abstention rate (for category 5, abstaining is right).

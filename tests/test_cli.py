@@ -338,18 +338,25 @@ def test_ask_with_nothing_found_says_so_without_an_llm(bank):
 
 
 def test_ask_with_nothing_found_says_so_with_an_llm_and_asks_it_nothing(bank):
-    """The analysis call (a reply the model botched here: the rules' reading stands) is the
-    only one; with no evidence there is no answer call, and stdout says "not in memory"."""
+    """Asked for (--analyze auto), the analysis call (a reply the model botched here: the
+    rules' reading stands) is the only one; by default not even that. With no evidence there
+    is no answer call, and stdout says "not in memory"."""
     from ramem_local import models
     from ramem_local.testing import ScriptedLLM
 
     ok(ramem("--db", bank, "add", "Went to the climbing gym with Ana"))
     llm = ScriptedLLM(["not json"])
     with models.registered_llm("scripted", lambda: llm):
-        result = ok(ramem("--db", bank, "--llm", "scripted", "ask", "What did I cook?"))
+        result = ok(ramem("--db", bank, "--llm", "scripted", "ask", "What did I cook?",
+                          "--analyze", "auto"))
     assert result.stdout.strip().splitlines()[-1] == "not in memory"
     assert "no memories were retrieved" in result.stderr
     assert len(llm.calls) == 1
+    silent = ScriptedLLM([])
+    with models.registered_llm("scripted", lambda: silent):
+        result = ok(ramem("--db", bank, "--llm", "scripted", "ask", "What did I cook?"))
+    assert result.stdout.strip().splitlines()[-1] == "not in memory"
+    assert silent.calls == []
 
 
 def test_ask_prints_the_reading_then_the_answer_as_written_then_what_it_cites(bank):

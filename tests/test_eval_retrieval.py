@@ -110,11 +110,10 @@ def test_score_question_counts_hits_and_distractors():
     assert score_question(near, {"D2:1"}, [evidence_start], "What did Ana bake?")["D@1"] == 0.0
 
 
-def test_answers_come_from_ask_with_the_analyzer_and_are_scored(tiny_locomo, hashing_embedder):
-    """With an LLM each question is answered as ``ramem ask`` answers it (``--analyze auto``):
-    the question analyzer's call where the question's time, order, count and event were not
-    read ("What is the name of Ben's puppy?"), then the answer's, for every question and mode;
-    "What cake did Ana bake in April 2023?" has its month read: the answer's call only."""
+def test_answers_come_from_ask_and_are_scored(tiny_locomo, hashing_embedder):
+    """With an LLM each question is answered as ``ramem ask`` answers it by default (the
+    analyzer off): one answer call per question and mode, for "What is the name of Ben's
+    puppy?" as for "What cake did Ana bake in April 2023?"."""
     def analysis(messages, schema, max_tokens):
         return {"need": "what was baked", "time_start": None, "time_end": None,
                 "event": None, "order": None, "persons": [], "locations": [],
@@ -132,14 +131,13 @@ def test_answers_come_from_ask_with_the_analyzer_and_are_scored(tiny_locomo, has
     llm = ScriptedLLM([reply] * 10)
     result = run_retrieval_eval(tiny_locomo, hashing_embedder, RetrievalEvalConfig(), llm=llm)
     answering = ["citations" in call["schema"]["properties"] for call in llm.calls]
-    # 3 scorable questions × 2 modes: the April question answered at once, the two others
-    # analysed first
-    assert sorted(answering) == [False] * 4 + [True] * 6
+    # 3 scorable questions × 2 modes, each answered at once
+    assert answering == [True] * 6
     april = next(r for r in result.results if r.question_index == 0 and r.mode == "ramem")
     assert april.answer["f1"] == pytest.approx(2 / 3)  # "chocolate cake" vs "chocolate"
     assert april.answer["tokens_in"] == 10  # the answer's call only (10 tokens in the fake)
     puppy = next(r for r in result.results if r.question_index == 1 and r.mode == "ramem")
-    assert puppy.answer["tokens_in"] == 20  # the analyzer's call and the answer's
+    assert puppy.answer["tokens_in"] == 10  # the answer's call alone
     adversarial = next(r for r in result.results if r.category == 5)
     assert adversarial.answer["f1"] is None  # no reference answer: abstention is what counts
     summary = result.summary()["ramem"]["overall (cats 1-4)"]

@@ -268,9 +268,9 @@ def _ask(memory: Memory, question: LocomoQuestion, session_of: dict[str, int],
 
 
 def _answer(memory: Memory, question: LocomoQuestion, *, k: int, mode: str) -> dict | None:
-    """The answer a user gets from ``ramem ask --k K --mode MODE``: ``Memory.ask`` runs the
-    question analyzer where the deterministic reading left the time, order, count and event
-    open (``--analyze auto``), searches with the frame, and answers from the top K memories.
+    """The answer a user gets from ``ramem ask --k K --mode MODE``: ``Memory.ask`` with its
+    defaults (the question analyzer off: ``--analyze never``) searches with the question's
+    frame and answers from the top K memories.
     Answer metrics (DESIGN.md §7): token F1, BLEU-1 and the paper's set F1 against the reference
     answer; for category 5 (no reference answer) whether the model abstained. Tokens and
     milliseconds are those of its calls (the analysis, where asked, and the answer). None without
