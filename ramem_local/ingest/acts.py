@@ -31,7 +31,7 @@ other       what someone else did or said, the writer not in it: the first claus
             what someone did: a name and its finite verb right after the clause's own verb,
             adverb or object ("Heard Tom got a promotion", "Found out Lena is moving",
             "Apparently Sofia moved to Bristol", "Mum told me Aisha got engaged"), not after
-            a preposition or a noun ("Dinner with Lena was lovely", "the cake Tom made")
+            a noun ("Ate the cake Tom made") or with a verb's base ("Helped Tom move house")
 report      anything else: "Caught Night Harbor at the Picturehouse", "we put on The Ferryman
             after dinner", "Dinner: fish pie", "Lena and I went to the market"
 =========== =================================================================================
@@ -169,9 +169,9 @@ def _relays_someone_elses_doing(clause: str) -> bool:
     promotion", "Turns out Marek got the job", "Apparently Sofia moved", "told me Aisha got
     engaged", "heard that Tom is moving") and a finite verb follows the name, before any
     comma. The name is then the subject of what happened, the writer only its hearer. After
-    a preposition or a noun the name belongs to the writer's own doing ("Dinner with Lena was
-    lovely", "the party Lena threw"); a verb's base after it is the writer's doing too
-    ("Watched Lena play", "Helped Tom move house")."""
+    a preposition or a noun the name's clause is part of the writer's own ("Went to the party
+    Lena threw"); a verb's base after it is the writer's doing too ("Watched Lena play",
+    "Helped Tom move house")."""
     tokens = _WORDS.findall(clause)
     index = 1
     while index < len(tokens):
@@ -210,6 +210,7 @@ def _introduces_a_clause(tokens: Sequence[str], index: int) -> bool:
 
 
 def _a_finite_verb(word: str) -> bool:
+    """A verb in another form than its base, not a gerund ("heard", "says")."""
     return not word.endswith("ing") and any(
         lemma != word for lemma in _lemmas(word).get("VERB", ()))
 
