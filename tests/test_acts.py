@@ -99,7 +99,6 @@ def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashin
     act stored as the old reader read it) holds the reading of today once opened; a memory
     the old reader read right keeps its act."""
     from ramem_local import Memory
-    from ramem_local.store import Store
 
     bank = tmp_path / "bank.db"
     with Memory.open(bank, embedder=hashing_embedder) as memory:
@@ -114,11 +113,7 @@ def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashin
                                 ("m013_acts_read_again", "m014_plans_in_other_words",
                                  "m015_relayed_news"))
 
-    store = Store.open(bank)
-    try:
-        acts = dict(store.db.execute("SELECT content, act FROM memories"))
-    finally:
-        store.close()
+    acts = _acts_once_opened(bank)
     assert acts == {"me: Tom saw the Velvet Tides last week and loved it": "other",
                     "me: Booked somewhere to stay in Naples.": "plan",
                     "me: Saw the Velvet Tides with Tom": "report",
@@ -131,7 +126,6 @@ def test_a_bank_written_before_m015_reads_relayed_news_as_someone_elses(tmp_path
     """m015 alone: a bank whose reader took relayed news for the writer's report reads it as
     someone else's doing once opened."""
     from ramem_local import Memory
-    from ramem_local.store import Store
 
     bank = tmp_path / "bank.db"
     with Memory.open(bank, embedder=hashing_embedder) as memory:
@@ -141,10 +135,17 @@ def test_a_bank_written_before_m015_reads_relayed_news_as_someone_elses(tmp_path
         memory.store.db.execute("DELETE FROM schema_migrations WHERE name = ?",
                                 ("m015_relayed_news",))
 
-    store = Store.open(bank)
-    try:
-        acts = dict(store.db.execute("SELECT content, act FROM memories"))
-    finally:
-        store.close()
+    acts = _acts_once_opened(bank)
     assert acts == {"me: Heard Tom got a promotion": "other",
                     "me: Helped Tom move house": "report"}
+
+
+def _acts_once_opened(bank) -> dict[str, str]:
+    """{content: act} of the bank's memories after opening it (its migrations run)."""
+    from ramem_local.store import Store
+
+    store = Store.open(bank)
+    try:
+        return dict(store.db.execute("SELECT content, act FROM memories"))
+    finally:
+        store.close()
