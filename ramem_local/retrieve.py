@@ -725,7 +725,8 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     Lisbon", "asked all about Oslo", "Still dreaming of the food from Lisbon") grouped into
     runs of days at most ``STAY_GAP_DAYS`` apart. A run of two days or more is a trip before
     one lone day naming the place (a plan, an afterthought), which counts only where no run
-    does."""
+    does; where none spans two days, a day naming the place twice or more comes before a day
+    naming it once."""
     found = _question_occurrences(store, frame, settings, conversation_id)(
         fts_query=_quoted(anchor.phrase), happened_from=_EARLIEST_TIME,
         happened_until=frame.reference_time + 1, newest_first=False, limit=-1)
@@ -745,7 +746,10 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
         return False
     runs = [_without_lead_in(run, tz) for run in runs]
     days = {id(run): len({datetime.fromtimestamp(w, tz).date() for _, w in run}) for run in runs}
-    trips = [run for run in runs if days[id(run)] >= 2] or runs
+    # A stay of one day still names its place more than once ("Made it to Oslo", "Dinner by
+    # the harbour in Oslo"); a plan or an afterthought is one report on its own.
+    trips = ([run for run in runs if days[id(run)] >= 2]
+             or [run for run in runs if len(run) >= 2] or runs)
     run = trips[0] if anchor.order == EARLIEST else trips[-1]
     (anchor.memory_id, anchor.time) = run[0]
     anchor.confident, anchor.candidates = True, {}

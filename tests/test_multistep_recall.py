@@ -405,6 +405,27 @@ def test_a_stay_without_a_return_home_ends_at_its_last_report_naming_the_place(t
     assert any("Walked along the river in Porto" in text for text in _contents(response)[:2])
 
 
+A_DAY_TRIP = [  # a day in Conwy named twice, a plan before it and an afterthought after it
+    ("2024-04-20 19:00", "Sorted out the train times to Conwy."),
+    ("2024-05-04 10:00", "Got to Conwy before the crowds; the castle walls first."),
+    ("2024-05-04 13:00", "Lunch by the quay in Conwy: mussels and chips."),
+    ("2024-05-04 21:00", "Read on the sofa till late."),
+    ("2024-05-19 20:00", "Showed Leo my pictures of Conwy castle."),
+]
+
+
+def test_a_day_in_a_place_named_twice_is_the_stay_not_a_later_lone_mention(tmp_path):
+    """No run of reports naming Conwy spans two days: the day naming it twice is the stay,
+    not the latest day naming it once (before, "Showed Leo my pictures", two weeks later)."""
+    with Memory.open(_journal_bank(tmp_path / "conwy.db", A_DAY_TRIP)) as memory:
+        response = memory.search("What did I eat in Conwy?", as_of="2024-06-01")
+    frame = response.trace.frame
+    assert (frame.anchor.relation, frame.guard) == ("stay", "filter")
+    assert frame.time_range == TimeRange(_ts("2024-05-04"), _ts("2024-05-05"))
+    assert any("mussels" in text for text in _contents(response)[:3])  # the day's three first
+    assert not any("pictures" in text for text in _contents(response)[:3])
+
+
 A_WEEKEND = [
     ("2024-03-01 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
     ("2024-03-09 10:00", "Hiked up Mount Alder with Maya and Pablo; it was muddy all the way "
