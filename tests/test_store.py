@@ -307,6 +307,43 @@ def test_episode_filter_in_sql_equals_python_reference(tmp_path):
     assert [(r.tier, r.fused_rank) for r in rows] == sorted((r.tier, r.fused_rank) for r in rows)
 
 
+def test_what_happened_in_a_range_equals_a_python_reference(tmp_path):
+    """``Store.occurrences`` without words reads only the memories the indexes place near the
+    range (``retrieval_sql.HAPPENED_IN_THE_RANGE``); it must find what a scan of every memory
+    would: placed by their event time, else their first turn, else their session's start."""
+    rng = random.Random(11)
+    store = make_bank(tmp_path)
+    ids = add_conversation(store, [f"did thing {i}" for i in range(40)],
+                           session_starts=[i * 3 * DAY for i in range(10)])
+    conversation_id = store.conversation_id("c")
+    start, end = store.session_span(store.add_sessions(conversation_id, [
+        Session(ordinal=11, start=40 * DAY)])[11])
+    for index in range(6):  # extracted memories, no source turns: placed by the session
+        ids.append(store.add_memory(MemoryRecord(
+            content=f"noted fact {index}", kind="extracted", conversation="c",
+            session_start=start, session_end=end, persons=["A"]), f"x:{index}",
+            conversation_id))
+    for turn_id, in store.db.execute("SELECT id FROM turns WHERE id % 4 = 0").fetchall():
+        # a turn said days after its session began (a chat left open)
+        store.db.execute("UPDATE turns SET timestamp = timestamp + ? WHERE id = ?",
+                         (rng.randrange(1, 3 * DAY), turn_id))
+    for memory_id in rng.sample(ids, 15):  # an event time days away from when it was said
+        store.db.execute("UPDATE memories SET event_start = ?1, event_end = ?1 WHERE id = ?2",
+                         (rng.randrange(0, 45 * DAY), memory_id))
+    happened = {memory_id: when for memory_id, when in store.db.execute(
+        "SELECT m.id, coalesce(m.event_start, (SELECT min(t.timestamp) FROM memory_turns AS mt"
+        " JOIN turns AS t ON t.id = mt.turn_id WHERE mt.memory_id = m.id), m.session_start)"
+        " FROM memories AS m")}
+    for _ in range(30):
+        low = rng.randrange(0, 45 * DAY)
+        high = low + rng.randrange(1, 12 * DAY)
+        found = store.occurrences(fts_query=None, happened_from=low, happened_until=high,
+                                  newest_first=False, limit=-1, assistant="nobody")
+        expected = sorted((when, memory_id) for memory_id, when in happened.items()
+                          if low <= when < high)
+        assert [(when, memory_id) for memory_id, when in found] == expected
+
+
 def test_at_equal_fused_score_the_memory_both_lists_found_comes_first(tmp_path):
     """Inside the range a memory missing from BM25 gets the rank after its last hit, so dense 1
     alone ties with dense 2 + BM25 1: the agreement of two lists breaks the tie, not the id."""

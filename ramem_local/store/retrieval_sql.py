@@ -403,7 +403,20 @@ BY_OR_NAMING_PERSONS = """AND EXISTS (
                       WHERE pmt.memory_id = m.id AND lower(pt.speaker) = lower(p.value)))"""
 MATCHING_MEMORIES = "SELECT rowid AS id FROM memories_fts WHERE memories_fts MATCH :fts"
 LISTED_MEMORIES = "SELECT value AS id FROM json_each(:among)"
-EVERY_MEMORY = "SELECT id FROM memories"
+# Every memory that may have happened in [:happened_from, :happened_until), a superset that the
+# indexes find (``OCCURRENCES``'s ``placed`` then decides): its event time there, else one of its
+# source turns said there, else (neither) its session begun there. Not every memory of the bank,
+# each placed by a subquery: a count's range of a month in a journal of years.
+HAPPENED_IN_THE_RANGE = """
+SELECT id FROM memories WHERE event_start >= :happened_from AND event_start < :happened_until
+UNION
+SELECT mt.memory_id FROM turns AS t JOIN memory_turns AS mt ON mt.turn_id = t.id
+WHERE t.timestamp >= :happened_from AND t.timestamp < :happened_until
+UNION
+SELECT id FROM memories
+WHERE event_start IS NULL AND session_start >= :happened_from
+  AND session_start < :happened_until
+"""
 
 
 def occurrences_statement(*, lexical: bool, conversation_scoped: bool, exclude_turns: bool,
@@ -418,7 +431,7 @@ def occurrences_statement(*, lexical: bool, conversation_scoped: bool, exclude_t
     )
     return OCCURRENCES.format(
         candidates=(MATCHING_MEMORIES if lexical else LISTED_MEMORIES if listed
-                    else EVERY_MEMORY),
+                    else HAPPENED_IN_THE_RANGE),
         filters=" ".join(memory_filters), direction="DESC" if newest_first else "ASC",
         persons=BY_OR_NAMING_PERSONS if of_persons else "",
         only_a_question=ONLY_A_QUESTION.format(text="m.content"),
