@@ -745,6 +745,8 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     if not runs:
         return False
     runs = [_without_lead_in(run, tz) for run in runs]
+    runs = [_from_the_first_day_away(store, run, anchor.phrase, tz, frame, settings,
+                                     conversation_id) for run in runs]
     days = {id(run): len({datetime.fromtimestamp(w, tz).date() for _, w in run}) for run in runs}
     # A stay of one day still names its place more than once ("Made it to Oslo", "Dinner by
     # the harbour in Oslo"); a plan or an afterthought is one report on its own.
@@ -771,6 +773,57 @@ def _without_lead_in(run: list[tuple[int, int]], tz: tzinfo) -> list[tuple[int, 
         return run
     return [(memory_id, when) for memory_id, when in run
             if datetime.fromtimestamp(when, tz).date() != days[0]]
+
+
+def _from_the_first_day_away(store: Store, run: list[tuple[int, int]], place: str,
+                             tz: tzinfo, frame: RecallFrame, settings: RetrievalSettings,
+                             conversation_id: int | None) -> list[tuple[int, int]]:
+    """A run of reports naming a place without its first days while the writer's everyday
+    life goes on between them and the run's next day: a memory that does not name the place
+    names someone of that life (``_everyday_persons``: "Coffee with Jonah at the park" two days
+    after "Sorted the train times to Oslo" and the day before "Made it to Oslo"). The plan
+    read from who is around, not from how it is worded; the run's last day is always kept.
+    Who the run's own reports name travels with the writer ("Lena and I landed in Oslo")."""
+    days = sorted({datetime.fromtimestamp(when, tz).date() for _, when in run})
+    if len(days) < 2:
+        return run
+    texts = store.get_memories([memory_id for memory_id, _ in run])
+    companions = {name.casefold() for record in texts.values() for name in record.persons}
+    everyday = _everyday_persons(store, conversation_id) - companions
+    if not everyday:
+        return run
+    starts = [int(datetime.combine(day, datetime.min.time(), tz).timestamp()) for day in days]
+    between = store.occurrences(
+        fts_query=None, happened_from=starts[0], happened_until=starts[-1],
+        newest_first=False, limit=-1, assistant=ASSISTANT, conversation_id=conversation_id,
+        exclude_turns=settings.exclude_turns, written_by=frame.as_of, acts=STATEMENTS)
+    records = store.get_memories([memory_id for memory_id, _ in between])
+    at_home = {when for memory_id, when in between if memory_id in records
+               and not _names_the_place(records[memory_id].content, place)
+               and everyday & {name.casefold() for name in records[memory_id].persons}}
+    first = 0
+    while first < len(days) - 1 and any(starts[first] <= when < starts[first + 1]
+                                        for when in at_home):
+        first += 1
+    return [(memory_id, when) for memory_id, when in run if when >= starts[first]]
+
+
+def _everyday_persons(store: Store, conversation_id: int | None) -> set[str]:
+    """The casefolded persons of the writer's everyday life: named in memories of at least
+    ``EVERYDAY_MONTHS`` calendar months and of a fifth of the months the bank holds (a guide
+    met on two trips is not one), not who speaks."""
+    months, spanned = store.months_naming(conversation_id)
+    enough = max(EVERYDAY_MONTHS, spanned * EVERYDAY_SHARE)
+    return {name for name, seen in months.items() if seen >= enough} \
+        - _speaking(store, conversation_id)
+
+
+def _names_the_place(text: str, place: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(place)}(?!\w)", text, re.IGNORECASE) is not None
+
+
+EVERYDAY_MONTHS = 6  # the fewest months someone of the everyday life is named in
+EVERYDAY_SHARE = 0.2  # and the least share of the bank's months
 
 
 # What a report naming a place says of it when the writer is not there: the trip is for it

@@ -229,3 +229,17 @@ def test_persons_among_finds_whole_names_only(tmp_path, hashing_embedder):
         assert store.persons_among(["peter parker", "parker", "lena", "lenas", "zed"]) == \
             ["Peter Parker", "Lena"]
         assert store.persons_named() == ["Lena", "me", "Peter Parker"]
+
+
+def test_months_naming_counts_the_months_each_person_is_named_in(tmp_path, hashing_embedder):
+    """``Store.months_naming``: who is named month after month (the everyday life a stay is
+    read against, ``retrieve._everyday_persons``), and how many months hold a memory."""
+    with Memory.open(tmp_path / "bank.db", embedder=hashing_embedder) as memory:
+        for month, day in ((1, 10), (2, 10), (2, 20), (5, 10)):
+            memory.add(f"Lunch with Lena on the {day}th", at=f"2024-{month:02d}-{day} 12:00")
+        memory.add("Dinner with Ingrid, a potter", at="2024-03-03 12:00")
+        memory.add("Quiet day at home", at="2024-04-04 12:00")
+        months, spanned = memory.store.months_naming()
+        assert (months["lena"], months["ingrid"], months["me"], spanned) == (3, 1, 5, 5)
+        memory.add("Lena came round", at="2024-06-06 12:00")  # the cache follows the bank
+        assert memory.store.months_naming()[0]["lena"] == 4

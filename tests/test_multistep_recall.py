@@ -426,6 +426,44 @@ def test_a_day_in_a_place_named_twice_is_the_stay_not_a_later_lone_mention(tmp_p
     assert not any("pictures" in text for text in _contents(response)[:3])
 
 
+EVERYDAY_YEAR = [  # Jonah, every month of a year: someone of the everyday life
+    (f"2023-{month:02d}-15 19:00", f"Coffee with Jonah at the park, month {month}.")
+    for month in range(1, 13)
+]
+
+
+@pytest.mark.parametrize(("trip", "year_around", "first_day"), [
+    # fires: Jonah came round between the plan and the arrival, so the plan is at home
+    ([("2023-09-01 20:00", "Sorted out the train times to Oslo."),
+      ("2023-09-02 19:00", "Jonah came round for dinner."),
+      ("2023-09-04 12:00", "Made it to Oslo at last."),
+      ("2023-09-05 20:00", "Fish soup by the harbour, the best yet."),
+      ("2023-09-06 10:00", "Walked around Oslo all day.")], True, "2023-09-04"),
+    # must not fire: Jonah came along (the run names him), someone met once is no one at
+    # home, and a bank of one month has no everyday life to read yet
+    ([("2023-09-04 12:00", "Made it to Oslo with Jonah."),
+      ("2023-09-05 20:00", "Fish soup by the harbour with Jonah."),
+      ("2023-09-07 10:00", "Walked around Oslo all day.")], True, "2023-09-04"),
+    ([("2023-09-04 12:00", "Made it to Oslo at last."),
+      ("2023-09-05 20:00", "Fish soup by the harbour with Ingrid, a potter."),
+      ("2023-09-07 10:00", "Walked around Oslo all day.")], True, "2023-09-04"),
+    ([("2023-09-01 20:00", "Sorted out the train times to Oslo."),
+      ("2023-09-02 19:00", "Jonah came round for dinner."),
+      ("2023-09-04 12:00", "Made it to Oslo at last."),
+      ("2023-09-06 10:00", "Walked around Oslo all day.")], False, "2023-09-01"),
+])
+def test_a_stay_starts_on_the_first_day_the_everyday_life_stops(tmp_path, trip, year_around,
+                                                               first_day):
+    """``retrieve._from_the_first_day_away``: a report naming the place days before the
+    rest of its run is a plan when someone of the everyday life is named in between."""
+    entries = (EVERYDAY_YEAR if year_around else []) + trip
+    with Memory.open(_journal_bank(tmp_path / "oslo.db", entries)) as memory:
+        response = memory.search("What did I do in Oslo?", as_of="2024-01-01")
+    frame = response.trace.frame
+    assert (frame.anchor.relation, frame.guard) == ("stay", "filter")
+    assert frame.time_range.start == _ts(first_day)
+
+
 A_WEEKEND = [
     ("2024-03-01 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
     ("2024-03-09 10:00", "Hiked up Mount Alder with Maya and Pablo; it was muddy all the way "

@@ -82,6 +82,23 @@ def _phrase(text: str) -> str:
     return '"' + " ".join(name_words(text)).replace('"', '""') + '"'
 
 
+# Each memory's persons and the calendar month (UTC) it happened in, with how many months hold a
+# memory at all; the assistant's answers left out.
+MONTHS_NAMING = """
+WITH placed AS (
+    SELECT m.persons,
+           strftime('%Y-%m', coalesce(m.event_start, m.session_start), 'unixepoch') AS month
+    FROM memories AS m
+    WHERE m.act != 'answer'
+      AND (:conversation_id IS NULL OR m.conversation_id = :conversation_id)
+),
+spanned AS (SELECT count(DISTINCT month) AS months FROM placed)
+SELECT DISTINCT placed.persons, placed.month, spanned.months
+FROM placed, spanned
+WHERE placed.persons != ''
+"""
+
+
 def _ids(values: Iterable[int]) -> str:
     return json.dumps(sorted(set(values)))
 
@@ -152,6 +169,28 @@ class Forgetting(StorePart):
                     index.setdefault(words, name)
         self._person_index_cache = (key, index)
         return index
+
+    def months_naming(self, conversation_id: int | None = None
+                      ) -> tuple[dict[str, int], int]:
+        """({casefolded person: in how many calendar months some memory naming them
+        happened}, how many months hold any memory) of a conversation (or of the bank), the
+        assistant's answers left out; cached by ``memories_key``. The persons of a writer's
+        everyday life are named month after month; a guide met on one trip is not."""
+        key = (self.memories_key(), conversation_id)
+        cached = getattr(self, "_months_naming_cache", None)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        months: dict[str, set[str]] = {}
+        spanned = 0
+        for joined, month, all_months in self.db.execute(MONTHS_NAMING,
+                                                         {"conversation_id": conversation_id}):
+            spanned = all_months
+            for name in joined.split("; "):
+                if name:
+                    months.setdefault(name.casefold(), set()).add(month)
+        counted = ({name: len(seen) for name, seen in months.items()}, int(spanned))
+        self._months_naming_cache = (key, counted)
+        return counted
 
     def turn_memories_saying(self, conversation_id: int, name: str
                              ) -> list[tuple[int, list[str], str]]:
