@@ -24,6 +24,7 @@ from . import (
     DENSE_INDEXES,
     INLINE_EXTRACTION_WINDOWS,
     JOURNAL,
+    KIND_IN_RANGE,
     SEARCH_MODES,
     BankKey,
     SearchDefaults,
@@ -310,10 +311,13 @@ def tuning_options(func: Callable) -> Callable:
                      help="Read what kind of report an order asks about ('the last film I "
                           "saw') by a walk over the bank's words from the question's closest "
                           "memories (docs/questions.md), or by the question's rarest word."),
-        click.option("--kind-in-range/--no-kind-in-range", default=defaults.kind_in_range,
-                     show_default=True,
+        click.option("--kind-in-range", type=click.Choice(KIND_IN_RANGE),
+                     default=defaults.kind_in_range, show_default=True,
                      help="Inside a time range, rank each proximity tier by relevance and "
-                          "by the kind read from the bank's words together."),
+                          "by the kind read from the bank's words together: where one person "
+                          "wrote what is searched (a journal, with or without their chats with "
+                          "an assistant; not a conversation between people), always, or "
+                          "never."),
         click.option("--proximity-prior/--proximity-wall", default=defaults.proximity_prior,
                      show_default=True,
                      help="Inside a time range, fuse closeness in time with relevance, or put "
@@ -338,7 +342,7 @@ def tuning_options(func: Callable) -> Callable:
                 speaker_name_weight: float, multi_step: bool, range_feedback: bool,
                 count_expansion: bool, count_by_verbs: bool,
                 kind_neighbourhood: float, anchor_by_meaning: bool, kind_walk: bool,
-                kind_in_range: bool, proximity_prior: bool, time_words_in_range: bool,
+                kind_in_range: str, proximity_prior: bool, time_words_in_range: bool,
                 cue_sessions: bool, **kwargs: Any) -> Any:
         tuning = SearchTuning(
             anchor_by_meaning=anchor_by_meaning, kind_walk=kind_walk,

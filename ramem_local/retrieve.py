@@ -53,6 +53,7 @@ from .text import (
 )
 from .types import (
     DAY,
+    KIND_IN_RANGE,
     OTHER,
     PLAN,
     REPORT,
@@ -152,8 +153,11 @@ class RetrievalSettings:
     # need's rarest word. Measured on vs off in docs/questions.md.
     kind_walk: bool = True
     # Inside a time range, the kind read from the bank's words joins the ranking of each
-    # proximity tier (``_by_kind_in_tiers``): measured on vs off, results/natural-journal.txt.
-    kind_in_range: bool = False
+    # proximity tier (``_by_kind_in_tiers``): in "journals" (what one person wrote: the walk
+    # reads kinds of the writer's doing; in LoCoMo's conversations between two people the
+    # triggered D@1 lost 0.05 with it), "always" or "never". Measured,
+    # results/natural-journal.txt.
+    kind_in_range: str = "journals"
     # Proximity as a prior, not a wall: inside the filter, relevance and closeness in time
     # are fused (retrieval_sql.SESSION_OVERLAP); off, every memory said inside the range comes
     # before any told a few days off it. Measured on vs off, results/locomo-folds.txt.
@@ -179,6 +183,9 @@ class RetrievalSettings:
                              f"choose one of {', '.join(DENSE_INDEXES)}")
         if self.candidates < self.depth:
             raise InputError("candidates must be at least depth")
+        if self.kind_in_range not in KIND_IN_RANGE:
+            raise InputError(f"unknown kind_in_range {self.kind_in_range!r}; "
+                             f"choose one of {', '.join(KIND_IN_RANGE)}")
         if not 0.0 <= self.speaker_name_weight <= 1.0:
             raise InputError("speaker_name_weight must be between 0 and 1")
         if not 0.0 <= self.kind_neighbourhood < 1.0:
@@ -258,12 +265,16 @@ def context_list(
         vector = kind_direction(store, query, frame, settings, conversation_id)
         trace.notes.append("dense query inside the range: the question and what the bank's "
                            f"{KIND_EXEMPLARS} reports closest to it share")
-    by_kind = settings.kind_in_range and query.vector is not None and store.has_vectors()
+    by_kind = (_kind_joins_the_range(store, settings, conversation_id)
+               and query.vector is not None and store.has_vectors())
+    # The kind re-ranks a deeper pool: a report of it that neither the range's dense list nor
+    # its BM25 list holds among their first ``depth`` cannot move up.
+    depth = max(settings.depth, KIND_IN_RANGE_POOL) if by_kind else settings.depth
     fused = store.session_overlap_candidates(
         query_vector=vector, fts_query=query.range_fts or query.fts,
         raw_range=frame.time_range,
-        wide_range=frame.widened_range, depth=settings.depth,
-        limit=settings.depth if by_kind else settings.k,
+        wide_range=frame.widened_range, depth=depth,
+        limit=depth if by_kind else settings.k,
         kappa=settings.kappa, neighbour_weight=settings.neighbour_weight,
         event_time_first=settings.event_time_first,
         fill_missing_ranks=settings.fill_missing_ranks, conversation_id=conversation_id,
@@ -285,6 +296,21 @@ def context_list(
             if row.id not in listed]
     merged = sorted([*fused, *rest], key=lambda row: (row.tier, row.id not in listed))
     return merged[: settings.k]
+
+
+def _kind_joins_the_range(store: Store, settings: RetrievalSettings,
+                          conversation_id: int | None) -> bool:
+    """Whether the kind read from the bank's words joins the ranking inside a range
+    (``RetrievalSettings.kind_in_range``): "journals" where what is searched was written by
+    one person, the assistant aside (a journal, and the writer's chat with their assistant),
+    not a conversation between people, whatever it was imported as."""
+    if settings.kind_in_range != "journals":
+        return settings.kind_in_range == "always"
+    writers = {name.casefold() for name in store.participants(conversation_id)} - {ASSISTANT}
+    return len(writers) == 1
+
+
+KIND_IN_RANGE_POOL = 100  # the range's candidates the kind re-ranks (``context_list``)
 
 
 def _by_kind_in_tiers(store: Store, query: Query, frame: RecallFrame,

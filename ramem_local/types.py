@@ -20,6 +20,9 @@ SEARCH_MODES = ("ramem", "baseline")
 # vectors, the in-RAM scan of the int8 codes' signs (binary) or of the codes; the last two are
 # rescored exactly.
 DENSE_INDEXES = ("exact", "binary", "int8")
+# Where the kind read from the bank's words joins the ranking inside a time range
+# (``retrieve.RetrievalSettings.kind_in_range``).
+KIND_IN_RANGE = ("journals", "always", "never")
 # What a memory is (``MemoryRecord.act``, read at ingest by ``ingest.acts``): a report of
 # something the writer did, of what someone else did, a plan or a wish, a question, a request
 # to the assistant, the assistant's answer.

@@ -35,7 +35,7 @@ class SearchTuning:
     kind_neighbourhood: float = RetrievalSettings.kind_neighbourhood
     anchor_by_meaning: bool = RetrievalSettings.anchor_by_meaning
     kind_walk: bool = RetrievalSettings.kind_walk
-    kind_in_range: bool = RetrievalSettings.kind_in_range
+    kind_in_range: str = RetrievalSettings.kind_in_range
     proximity_prior: bool = RetrievalSettings.proximity_prior
     time_words_in_range: bool = RetrievalSettings.time_words_in_range
     cue_sessions: bool = RetrievalSettings.cue_sessions
@@ -81,7 +81,7 @@ class SearchTuning:
             parts.append("relative cues read against the sessions that said them "
                          + ("on" if self.cue_sessions else "off"))
         if self.kind_in_range != RetrievalSettings.kind_in_range:
-            parts.append("kind in range " + ("on" if self.kind_in_range else "off"))
+            parts.append(f"kind in range {self.kind_in_range}")
         if not self.multi_step:
             parts.append("no multi-step (order, counts, event anchors off)")
         elif not self.count_expansion:
