@@ -777,7 +777,9 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     # A stay of one day still names its place more than once ("Made it to Oslo", "Dinner by
     # the harbour in Oslo"); a plan or an afterthought is one report on its own.
     trips = ([run for run in runs if days[id(run)] >= 2]
-             or [run for run in runs if len(run) >= 2] or runs)
+             or [run for run in runs if len(run) >= 2]
+             or _followed_by_days_away(store, runs, anchor.phrase, tz, frame, settings,
+                                       conversation_id) or runs)
     run = trips[0] if anchor.order == EARLIEST else trips[-1]
     (anchor.memory_id, anchor.time) = run[0]
     anchor.confident, anchor.candidates = True, {}
@@ -813,25 +815,53 @@ def _from_the_first_day_away(store: Store, run: list[tuple[int, int]], place: st
     days = sorted({datetime.fromtimestamp(when, tz).date() for _, when in run})
     if len(days) < 2:
         return run
-    texts = store.get_memories([memory_id for memory_id, _ in run])
-    companions = {name.casefold() for record in texts.values() for name in record.persons}
-    everyday = _everyday_persons(store, conversation_id) - companions
-    if not everyday:
-        return run
     starts = [int(datetime.combine(day, datetime.min.time(), tz).timestamp()) for day in days]
-    between = store.occurrences(
-        fts_query=None, happened_from=starts[0], happened_until=starts[-1],
-        newest_first=False, limit=-1, assistant=ASSISTANT, conversation_id=conversation_id,
-        exclude_turns=settings.exclude_turns, written_by=frame.as_of, acts=STATEMENTS)
-    records = store.get_memories([memory_id for memory_id, _ in between])
-    at_home = {when for memory_id, when in between if memory_id in records
-               and not _names_the_place(records[memory_id].content, place)
-               and everyday & {name.casefold() for name in records[memory_id].persons}}
+    at_home = _at_home(store, run, place, starts[0], starts[-1], frame, settings,
+                       conversation_id)
     first = 0
     while first < len(days) - 1 and any(starts[first] <= when < starts[first + 1]
                                         for when in at_home):
         first += 1
     return [(memory_id, when) for memory_id, when in run if when >= starts[first]]
+
+
+def _followed_by_days_away(store: Store, runs: list[list[tuple[int, int]]], place: str,
+                           tz: tzinfo, frame: RecallFrame, settings: RetrievalSettings,
+                           conversation_id: int | None) -> list[list[tuple[int, int]]]:
+    """Of lone days naming a place, those after which the writer's everyday life is not
+    named for ``AWAY_AFTER_DAYS`` days (``_at_home``): an arrival is followed by days away, a
+    plan or an afterthought by the days at home ("Made it to Oslo", then nothing of Jonah;
+    "Printed the photos from Oslo", then coffee with Jonah the next day)."""
+    away = []
+    for run in runs:
+        day = datetime.fromtimestamp(run[-1][1], tz).date()
+        after = int(datetime.combine(day, datetime.min.time(), tz).timestamp()) + DAY
+        if not _at_home(store, run, place, after, after + AWAY_AFTER_DAYS * DAY, frame,
+                        settings, conversation_id):
+            away.append(run)
+    return away
+
+
+def _at_home(store: Store, run: list[tuple[int, int]], place: str, start: int, end: int,
+             frame: RecallFrame, settings: RetrievalSettings,
+             conversation_id: int | None) -> set[int]:
+    """When, in ``[start, end)``, a memory not naming the place names someone of the
+    writer's everyday life (``_everyday_persons``) other than those the run's own reports
+    name (who travels along: "Made it to Oslo with Jonah"); empty where the bank has no
+    everyday life to read."""
+    texts = store.get_memories([memory_id for memory_id, _ in run])
+    companions = {name.casefold() for record in texts.values() for name in record.persons}
+    everyday = _everyday_persons(store, conversation_id) - companions
+    if not everyday or end <= start:
+        return set()
+    between = store.occurrences(
+        fts_query=None, happened_from=start, happened_until=end,
+        newest_first=False, limit=-1, assistant=ASSISTANT, conversation_id=conversation_id,
+        exclude_turns=settings.exclude_turns, written_by=frame.as_of, acts=STATEMENTS)
+    records = store.get_memories([memory_id for memory_id, _ in between])
+    return {when for memory_id, when in between if memory_id in records
+            and not _names_the_place(records[memory_id].content, place)
+            and everyday & {name.casefold() for name in records[memory_id].persons}}
 
 
 def _everyday_persons(store: Store, conversation_id: int | None) -> set[str]:
@@ -850,6 +880,7 @@ def _names_the_place(text: str, place: str) -> bool:
 
 EVERYDAY_MONTHS = 6  # the fewest months someone of the everyday life is named in
 EVERYDAY_SHARE = 0.2  # and the least share of the bank's months
+AWAY_AFTER_DAYS = 2  # the days after a lone day naming a place that tell whether it began a stay
 
 
 # What a report naming a place says of it when the writer is not there: the trip is for it

@@ -451,11 +451,24 @@ EVERYDAY_YEAR = [  # Jonah, every month of a year: someone of the everyday life
       ("2023-09-02 19:00", "Jonah came round for dinner."),
       ("2023-09-04 12:00", "Made it to Oslo at last."),
       ("2023-09-06 10:00", "Walked around Oslo all day.")], False, "2023-09-01"),
+    # lone days naming Oslo: the one followed by days away is the arrival, not the latest
+    ([("2023-08-20 20:00", "Sorted out the train times to Oslo."),
+      ("2023-08-21 19:00", "Jonah came round for dinner."),
+      ("2023-09-04 12:00", "Made it to Oslo at last."),
+      ("2023-09-05 20:00", "Fish soup by the harbour, the best yet."),
+      ("2023-09-25 20:00", "Framed my best photo of Oslo."),
+      ("2023-09-26 08:00", "Coffee with Jonah at the station.")], True, "2023-09-04"),
+    # must not fire: every lone day is followed by the everyday life, the latest stands
+    ([("2023-09-04 12:00", "Made it to Oslo at last."),
+      ("2023-09-05 19:00", "Jonah came round for dinner."),
+      ("2023-09-25 20:00", "Framed my best photo of Oslo."),
+      ("2023-09-26 08:00", "Coffee with Jonah at the station.")], True, "2023-09-25"),
 ])
 def test_a_stay_starts_on_the_first_day_the_everyday_life_stops(tmp_path, trip, year_around,
                                                                first_day):
     """``retrieve._from_the_first_day_away``: a report naming the place days before the
-    rest of its run is a plan when someone of the everyday life is named in between."""
+    rest of its run is a plan when someone of the everyday life is named in between; of lone
+    days naming it, one followed by days away begins the stay (``_followed_by_days_away``)."""
     entries = (EVERYDAY_YEAR if year_around else []) + trip
     with Memory.open(_journal_bank(tmp_path / "oslo.db", entries)) as memory:
         response = memory.search("What did I do in Oslo?", as_of="2024-01-01")
