@@ -80,7 +80,9 @@ class TermGraph:
             row = self.rows.get(memory_id)
             if row is not None and weight > 0:
                 restart[row] += weight
-        if n == 0 or restart.sum() <= 0:
+        # No word shared by two memories (a bank of one repeated line): nothing to walk on,
+        # and numpy's bincount of no edges would be integers.
+        if n == 0 or restart.sum() <= 0 or not len(self.term_rows):
             return {}
         restart /= restart.sum()
         terms = len(self.term_degree)

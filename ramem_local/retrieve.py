@@ -778,8 +778,9 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     # the harbour in Oslo"); a plan or an afterthought is one report on its own.
     trips = ([run for run in runs if days[id(run)] >= 2]
              or [run for run in runs if len(run) >= 2]
-             or _followed_by_days_away(store, runs, anchor.phrase, tz, frame, settings,
-                                       conversation_id) or runs)
+             or _followed_by_days_away(store, runs if anchor.order == EARLIEST else runs[::-1],
+                                       anchor.phrase, tz, frame, settings, conversation_id)
+             or runs)
     run = trips[0] if anchor.order == EARLIEST else trips[-1]
     (anchor.memory_id, anchor.time) = run[0]
     anchor.confident, anchor.candidates = True, {}
@@ -828,18 +829,19 @@ def _from_the_first_day_away(store: Store, run: list[tuple[int, int]], place: st
 def _followed_by_days_away(store: Store, runs: list[list[tuple[int, int]]], place: str,
                            tz: tzinfo, frame: RecallFrame, settings: RetrievalSettings,
                            conversation_id: int | None) -> list[list[tuple[int, int]]]:
-    """Of lone days naming a place, those after which the writer's everyday life is not
-    named for ``AWAY_AFTER_DAYS`` days (``_at_home``): an arrival is followed by days away, a
-    plan or an afterthought by the days at home ("Made it to Oslo", then nothing of Jonah;
-    "Printed the photos from Oslo", then coffee with Jonah the next day)."""
-    away = []
+    """The first of ``runs`` (lone days naming a place, in the order they are wanted) after
+    which the writer's everyday life is not named for ``AWAY_AFTER_DAYS`` days (``_at_home``),
+    as a list of one; none found, empty. An arrival is followed by days away, a plan or an
+    afterthought by the days at home ("Made it to Oslo", then nothing of Jonah; "Framed my
+    best photo of Oslo", then coffee with Jonah the next day). One search per day looked at,
+    stopping at the first: a place named on a lone day now and then for years costs a few."""
     for run in runs:
         day = datetime.fromtimestamp(run[-1][1], tz).date()
         after = int(datetime.combine(day, datetime.min.time(), tz).timestamp()) + DAY
         if not _at_home(store, run, place, after, after + AWAY_AFTER_DAYS * DAY, frame,
                         settings, conversation_id):
-            away.append(run)
-    return away
+            return [run]
+    return []
 
 
 def _at_home(store: Store, run: list[tuple[int, int]], place: str, start: int, end: int,
