@@ -771,15 +771,16 @@ def stay_arrival(store: Store, anchor: EventAnchor, *, frame: RecallFrame,
     if not runs:
         return False
     runs = [_without_lead_in(run, tz) for run in runs]
-    runs = [_from_the_first_day_away(store, run, anchor.phrase, tz, frame, settings,
-                                     conversation_id) for run in runs]
+    home = _HomeLife(store, anchor.phrase, _everyday_persons(store, conversation_id), frame,
+                     settings, conversation_id)
+    runs = [_from_the_first_day_away(home, run, tz) for run in runs]
     days = {id(run): len({datetime.fromtimestamp(w, tz).date() for _, w in run}) for run in runs}
     # A stay of one day still names its place more than once ("Made it to Oslo", "Dinner by
     # the harbour in Oslo"); a plan or an afterthought is one report on its own.
     trips = ([run for run in runs if days[id(run)] >= 2]
              or [run for run in runs if len(run) >= 2]
-             or _followed_by_days_away(store, runs if anchor.order == EARLIEST else runs[::-1],
-                                       anchor.phrase, tz, frame, settings, conversation_id)
+             or _followed_by_days_away(home, runs if anchor.order == EARLIEST else runs[::-1],
+                                       tz)
              or runs)
     run = trips[0] if anchor.order == EARLIEST else trips[-1]
     (anchor.memory_id, anchor.time) = run[0]
@@ -804,9 +805,8 @@ def _without_lead_in(run: list[tuple[int, int]], tz: tzinfo) -> list[tuple[int, 
             if datetime.fromtimestamp(when, tz).date() != days[0]]
 
 
-def _from_the_first_day_away(store: Store, run: list[tuple[int, int]], place: str,
-                             tz: tzinfo, frame: RecallFrame, settings: RetrievalSettings,
-                             conversation_id: int | None) -> list[tuple[int, int]]:
+def _from_the_first_day_away(home: _HomeLife, run: list[tuple[int, int]],
+                             tz: tzinfo) -> list[tuple[int, int]]:
     """A run of reports naming a place without its first days while the writer's everyday
     life goes on between them and the run's next day: a memory that does not name the place
     names someone of that life (``_everyday_persons``: "Coffee with Jonah at the park" two days
@@ -817,8 +817,7 @@ def _from_the_first_day_away(store: Store, run: list[tuple[int, int]], place: st
     if len(days) < 2:
         return run
     starts = [int(datetime.combine(day, datetime.min.time(), tz).timestamp()) for day in days]
-    at_home = _at_home(store, run, place, starts[0], starts[-1], frame, settings,
-                       conversation_id)
+    at_home = home.named_between(run, starts[0], starts[-1])
     first = 0
     while first < len(days) - 1 and any(starts[first] <= when < starts[first + 1]
                                         for when in at_home):
@@ -826,11 +825,10 @@ def _from_the_first_day_away(store: Store, run: list[tuple[int, int]], place: st
     return [(memory_id, when) for memory_id, when in run if when >= starts[first]]
 
 
-def _followed_by_days_away(store: Store, runs: list[list[tuple[int, int]]], place: str,
-                           tz: tzinfo, frame: RecallFrame, settings: RetrievalSettings,
-                           conversation_id: int | None) -> list[list[tuple[int, int]]]:
+def _followed_by_days_away(home: _HomeLife, runs: list[list[tuple[int, int]]],
+                           tz: tzinfo) -> list[list[tuple[int, int]]]:
     """The first of ``runs`` (lone days naming a place, in the order they are wanted) after
-    which the writer's everyday life is not named for ``AWAY_AFTER_DAYS`` days (``_at_home``),
+    which the writer's everyday life is not named for ``AWAY_AFTER_DAYS`` days,
     as a list of one; none found, empty. An arrival is followed by days away, a plan or an
     afterthought by the days at home ("Made it to Oslo", then nothing of Jonah; "Framed my
     best photo of Oslo", then coffee with Jonah the next day). One search per day looked at,
@@ -838,32 +836,41 @@ def _followed_by_days_away(store: Store, runs: list[list[tuple[int, int]]], plac
     for run in runs:
         day = datetime.fromtimestamp(run[-1][1], tz).date()
         after = int(datetime.combine(day, datetime.min.time(), tz).timestamp()) + DAY
-        if not _at_home(store, run, place, after, after + AWAY_AFTER_DAYS * DAY, frame,
-                        settings, conversation_id):
+        if not home.named_between(run, after, after + AWAY_AFTER_DAYS * DAY):
             return [run]
     return []
 
 
-def _at_home(store: Store, run: list[tuple[int, int]], place: str, start: int, end: int,
-             frame: RecallFrame, settings: RetrievalSettings,
-             conversation_id: int | None) -> set[int]:
-    """When, in ``[start, end)``, a memory not naming the place names someone of the
-    writer's everyday life (``_everyday_persons``) other than those the run's own reports
-    name (who travels along: "Made it to Oslo with Jonah"); empty where the bank has no
-    everyday life to read."""
-    texts = store.get_memories([memory_id for memory_id, _ in run])
-    companions = {name.casefold() for record in texts.values() for name in record.persons}
-    everyday = _everyday_persons(store, conversation_id) - companions
-    if not everyday or end <= start:
-        return set()
-    between = store.occurrences(
-        fts_query=None, happened_from=start, happened_until=end,
-        newest_first=False, limit=-1, assistant=ASSISTANT, conversation_id=conversation_id,
-        exclude_turns=settings.exclude_turns, written_by=frame.as_of, acts=STATEMENTS)
-    records = store.get_memories([memory_id for memory_id, _ in between])
-    return {when for memory_id, when in between if memory_id in records
-            and not _names_the_place(records[memory_id].content, place)
-            and everyday & {name.casefold() for name in records[memory_id].persons}}
+@dataclass
+class _HomeLife:
+    """The writer's everyday life as a stay in ``place`` is read against it: ``everyday``
+    (``_everyday_persons``), read once per stay."""
+
+    store: Store
+    place: str
+    everyday: set[str]
+    frame: RecallFrame
+    settings: RetrievalSettings
+    conversation_id: int | None
+
+    def named_between(self, run: list[tuple[int, int]], start: int, end: int) -> set[int]:
+        """When, in ``[start, end)``, a memory not naming the place names someone of the
+        everyday life other than those the run's own reports name (who travels along:
+        "Made it to Oslo with Jonah"); empty where the bank has no everyday life to read."""
+        if not self.everyday or end <= start:
+            return set()
+        texts = self.store.get_memories([memory_id for memory_id, _ in run])
+        companions = {name.casefold() for record in texts.values() for name in record.persons}
+        everyday = self.everyday - companions
+        between = self.store.occurrences(
+            fts_query=None, happened_from=start, happened_until=end, newest_first=False,
+            limit=-1, assistant=ASSISTANT, conversation_id=self.conversation_id,
+            exclude_turns=self.settings.exclude_turns, written_by=self.frame.as_of,
+            acts=STATEMENTS)
+        records = self.store.get_memories([memory_id for memory_id, _ in between])
+        return {when for memory_id, when in between if memory_id in records
+                and not _place_named(self.place).search(records[memory_id].content)
+                and everyday & {name.casefold() for name in records[memory_id].persons}}
 
 
 def _everyday_persons(store: Store, conversation_id: int | None) -> set[str]:
@@ -876,8 +883,9 @@ def _everyday_persons(store: Store, conversation_id: int | None) -> set[str]:
         - _speaking(store, conversation_id)
 
 
-def _names_the_place(text: str, place: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(place)}(?!\w)", text, re.IGNORECASE) is not None
+def _place_named(place: str) -> re.Pattern[str]:
+    """The place's name as a whole word, any case."""
+    return re.compile(rf"(?<!\w){re.escape(place)}(?!\w)", re.IGNORECASE)
 
 
 EVERYDAY_MONTHS = 6  # the fewest months someone of the everyday life is named in
@@ -894,7 +902,7 @@ _AWAY_FROM_IT = ("for", "about", "from")
 def _in_the_place(text: str, place: str) -> bool:
     """Whether a report naming ``place`` tells of being there: not only "for", "about" or
     "from" it."""
-    mentions = list(re.finditer(rf"(?<!\w){re.escape(place)}(?!\w)", text, re.IGNORECASE))
+    mentions = list(_place_named(place).finditer(text))
     away = re.compile(rf"\b(?:{'|'.join(_AWAY_FROM_IT)})\s+(?:the\s+)?$", re.IGNORECASE)
     return any(not away.search(text[:m.start()]) for m in mentions)
 
