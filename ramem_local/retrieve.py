@@ -49,6 +49,7 @@ from .text import (
     without_names,
     without_possessive,
     without_speaker,
+    word_runs,
     words,
 )
 from .types import (
@@ -1108,6 +1109,15 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
         if found:
             trace.notes.append(f"order: the reports of {term!r}, {order} first")
             return _rows(found)
+    if kind and not thing_words:
+        # No thing read from the question's verb ("The coast path: when did I first walk
+        # it?", "When did I first get the garden gate fixed?"): a phrase of its words that
+        # the bank's reports hold says which thing of the kind is asked about.
+        for phrase in word_runs(frame.need):
+            found = reports(_quoted(phrase), limit=settings.k)
+            if found:
+                trace.notes.append(f"order: the reports of {phrase!r}, {order} first")
+                return _rows(found)
     if kind:
         # The first is the first sure of the kind (KIND_BAR); the rest every report the walk
         # reaches more often than chance (KIND_CHANCE), in time order: the kind's reports the

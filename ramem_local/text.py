@@ -53,6 +53,24 @@ def content_words(text: str, min_length: int = 2) -> list[str]:
     return list(seen)
 
 
+_TOKEN = re.compile(r"\w+|[^\w\s'’-]")
+
+
+def word_runs(text: str) -> list[str]:
+    """The phrases of two or more content words in a row in ``text`` (no stopword nor
+    punctuation between), longest first, each run's shorter phrases after it: "When did I
+    first get the garden gate fixed?" → "garden gate fixed", "garden gate", "gate fixed"."""
+    runs: list[list[str]] = [[]]
+    for token in _TOKEN.findall(text):
+        if token[0].isalnum() and len(token) >= 2 and token.lower() not in STOPWORDS:
+            runs[-1].append(token)
+        elif runs[-1]:
+            runs.append([])
+    phrases = {" ".join(run[i:i + n]): None
+               for run in runs for n in range(len(run), 1, -1) for i in range(len(run) - n + 1)}
+    return sorted(phrases, key=lambda phrase: -len(phrase.split()))
+
+
 def fts_match_query(text: str, extra_terms: list[str] | None = None) -> str | None:
     """A safe FTS5 MATCH expression: an OR of double-quoted tokens, never raw user text.
 

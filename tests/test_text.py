@@ -1,11 +1,11 @@
-"""Text helpers shared by the stages: who a text names, and which participant a name is."""
+"""Text helpers shared by the stages: who a text names, which participant a name is, phrases."""
 
 from __future__ import annotations
 
 import pytest
 
 from ramem_local.ingest.anchor import mentioned_persons
-from ramem_local.text import canonical_person, named_persons
+from ramem_local.text import canonical_person, named_persons, word_runs
 
 PARTICIPANTS = ["Ann", "Anna Berg", "Tom"]
 
@@ -56,3 +56,17 @@ def test_canonical_person_spells_a_name_as_its_participant(name, person):
 def test_a_first_name_two_participants_share_is_neither():
     assert canonical_person("Ann", ["Ann Lee", "Ann Berg"]) is None
     assert canonical_person("Ann", ["Ann Lee", "Ann", "Ann Berg"]) == "Ann"
+
+
+@pytest.mark.parametrize(("text", "runs"), [
+    ("When did I first get the garden gate fixed?",
+     ["garden gate fixed", "garden gate", "gate fixed"]),
+    ("The coast path - when did I walk it?", ["coast path"]),
+    ("When did I walk the old drovers' road?", ["old drovers road", "old drovers",
+                                                "drovers road"]),
+    # a comma, a stopword or a single word makes no phrase
+    ("What was the film I saw?", []),
+    ("Gate, fence and shed: which did I fix?", []),
+])
+def test_word_runs_are_content_words_in_a_row_longest_first(text, runs):
+    assert word_runs(text) == runs
