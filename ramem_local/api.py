@@ -28,7 +28,7 @@ from .recall.analyzer import (
 from .recall.calendars import DEFAULT_COUNTRY, default_country, normal_country
 from .recall.frame import DEFAULT_RECENT_DAYS, build_frame
 from .recall.when import parse_when, period_of
-from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve
+from .retrieve import DEFAULT_DEPTH, RetrievalSettings, retrieve, written_by_one
 from .store import Store, StoreError, turn_key
 from .store.encryption import DEFAULT_CIPHER
 from .timebounds import MAX_TIME, MIN_TIME
@@ -540,6 +540,7 @@ class Memory:
             recent_days=recent_days,
             country=self.country,
             multi_step=multi_step,
+            one_writer=written_by_one(self.store, conversation_id),
         )
 
     def search(

@@ -307,6 +307,13 @@ def _kind_joins_the_range(store: Store, settings: RetrievalSettings,
     not a conversation between people, whatever it was imported as."""
     if settings.kind_in_range != "journals":
         return settings.kind_in_range == "always"
+    return written_by_one(store, conversation_id)
+
+
+def written_by_one(store: Store, conversation_id: int | None) -> bool:
+    """Whether what is searched was written by one person, the assistant aside: a journal
+    (with or without its writer's chat with their assistant), not a conversation between
+    people, whatever it was imported as."""
     writers = {name.casefold() for name in store.participants(conversation_id)} - {ASSISTANT}
     return len(writers) == 1
 

@@ -14,6 +14,8 @@ from datetime import datetime, timedelta, tzinfo
 from ..text import content_words, named_persons
 from ..types import EventAnchor, RecallFrame, SearchDefaults, TimeCue, TimeRange
 from .question_kinds import (
+    EARLIEST,
+    LATEST,
     asked_thing,
     asks_about_saying,
     asks_how_many,
@@ -113,6 +115,7 @@ def build_frame(
     country: str | None = None,
     as_of: int | None = None,
     multi_step: bool = True,
+    one_writer: bool = False,
 ) -> RecallFrame:
     """The frame of ``question`` relative to ``reference_time``; ``tz`` and ``country`` are the
     bank's (day boundaries; numeric date order, holiday calendars, seasons' hemisphere).
@@ -122,6 +125,10 @@ def build_frame(
     An order ("when did I last"), a count ("how many times") and a time given by another
     event ("the day after I adopted the cat") are read by ``question_kinds``; the event is
     found at search time (``retrieve.ground_event_anchor``), so the frame only names it.
+    ``one_writer``: what is searched was written by one person (a journal): there one thing
+    asked about before or after an event is the nearest entry of it (``nearest_the_event``),
+    while in a conversation people tell what followed an event with it, in the same turn
+    ("How did Melanie feel after the accident?" is answered where the accident is told).
     A plural "which films have I watched" counts only over a range (a month, since an
     event); without one it is a relevance question like any other ("What books has Melanie
     read?": the best K). ``multi_step=False`` reads none of these (the frame as before them).
@@ -157,6 +164,8 @@ def build_frame(
         frame.counting = asks_how_many(question) or (is_counting(question) and (
             frame.anchor is not None or question_range(cues) is not None)) or (
             lists_since(question) and _since_range(cues, frame))
+        if one_writer and frame.order is None and not frame.counting:
+            frame.order = nearest_the_event(frame)
     if frame.anchor is not None:
         anchor = frame.anchor
         if leaves_out_the_event(frame):
@@ -202,6 +211,19 @@ def build_frame(
             frame.need = without_cues(question, [c for c in cues if c.range is not None])
     frame.need = _without_order_and_count(frame.need, frame)
     return read_need(frame)
+
+
+def nearest_the_event(frame: RecallFrame) -> str | None:
+    """The order a question about one thing before or after an event asks for without an
+    order word ("Where did I hike soonest after the Lyon trip?", "What did I cook just
+    before the move?"): the nearest the event, the earliest after it or the latest before
+    it. None for a range with two ends ("between the move and the wedding") or a length
+    ("in the week after the move"), and for "since" ("What have I watched since the
+    move?" lists them all)."""
+    anchor = frame.anchor
+    if anchor is None or frame.other_end is not None:
+        return None
+    return {"after": EARLIEST, "before": LATEST}.get(anchor.relation)
 
 
 def read_need(frame: RecallFrame) -> RecallFrame:
