@@ -1188,7 +1188,13 @@ def _names_asked_about(store: Store, frame: RecallFrame,
         return any(speaker == key or (" " not in key and speaker.startswith(key))
                    for speaker in speaking)
 
-    return [name for name in named_phrases(frame.need) if not a_speaker(name)]
+    # A name opening the question is no sentence's capital when the bank names a person so
+    # ("Lena - when did I last see her?"): the persons the question names as written,
+    # capitalised ("start" is no "Start" a memory misread as a name), come after the phrases.
+    people = [person for person in frame.persons
+              if re.search(rf"(?<!\w){re.escape(person)}(?!\w)", frame.need)]
+    return [name for name in dict.fromkeys([*named_phrases(frame.need), *people])
+            if not a_speaker(name)]
 
 
 @dataclass(frozen=True)

@@ -137,6 +137,20 @@ def test_how_long_since_i_saw_someone_asks_for_the_latest_time(journal):
     assert "walked Fox Valley end to end with Lena" in _contents(response)[0]
 
 
+@pytest.mark.parametrize("question", [
+    "Lena - when did I last see her?",
+    "Lena: when did we last meet up?",
+    # a capitalised opening word that names no one is not who is asked about
+    "Coffee - when did I last have it with Lena?",
+])
+def test_a_name_opening_the_question_is_who_it_asks_about(journal, question):
+    """A question's first word is capitalised whatever it is, so names were read inside a
+    sentence only; the persons the bank knows are read wherever they stand."""
+    response = journal.search(question, as_of="2025-01-20")
+    assert "order: the reports naming 'Lena', latest first" in response.trace.notes
+    assert "walked Fox Valley end to end with Lena" in _contents(response)[0]
+
+
 @pytest.fixture(scope="module")
 def natural(tmp_path_factory):
     """The natural journal's first year, dev words (``eval.natural``), with its questions."""
