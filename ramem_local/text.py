@@ -58,8 +58,8 @@ _TOKEN = re.compile(r"\w+|[^\w\s'’-]")
 
 def word_runs(text: str) -> list[str]:
     """The phrases of two or more content words in a row in ``text`` (no stopword nor
-    punctuation between), longest first, each run's shorter phrases after it: "When did I
-    first get the garden gate fixed?" → "garden gate fixed", "garden gate", "gate fixed"."""
+    punctuation between), longest first: "When did I first get the garden gate fixed?" →
+    "garden gate fixed", "garden gate", "gate fixed"."""
     runs: list[list[str]] = [[]]
     for token in _TOKEN.findall(text):
         if token[0].isalnum() and len(token) >= 2 and token.lower() not in STOPWORDS:

@@ -215,8 +215,8 @@ def build_frame(
 
 def nearest_the_event(frame: RecallFrame) -> str | None:
     """The order a question about one thing before or after an event asks for without an
-    order word ("Where did I hike soonest after the Lyon trip?", "What did I cook just
-    before the move?"): the nearest the event, the earliest after it or the latest before
+    order word ("Where did I hike soonest after the Lyon trip?", "What did I cook before
+    the move?"): the nearest the event, the earliest after it or the latest before
     it. None for a range with two ends ("between the move and the wedding") or a length
     ("in the week after the move"), and for "since" ("What have I watched since the
     move?" lists them all)."""
