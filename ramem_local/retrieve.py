@@ -1191,8 +1191,7 @@ def _names_asked_about(store: Store, frame: RecallFrame,
     # A name opening the question is no sentence's capital when the bank names a person so
     # ("Lena - when did I last see her?"): the persons the question names as written,
     # capitalised ("start" is no "Start" a memory misread as a name), come after the phrases.
-    people = [person for person in frame.persons
-              if re.search(rf"(?<!\w){re.escape(person)}(?!\w)", frame.need)]
+    people = named_persons(frame.need, frame.persons, as_written=True)
     return [name for name in dict.fromkeys([*named_phrases(frame.need), *people])
             if not a_speaker(name)]
 

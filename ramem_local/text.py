@@ -94,21 +94,22 @@ def fts_match_query(text: str, extra_terms: list[str] | None = None) -> str | No
                        for t in dict.fromkeys(terms[:MAX_QUERY_TOKENS]))
 
 
-def named_persons(text: str, names: Iterable[str]) -> list[str]:
-    """The names that ``text`` mentions: whole words, any case, possessives allowed
-    ("Ann's" names Ann; "Anna" and "planning" do not)."""
+def named_persons(text: str, names: Iterable[str], *, as_written: bool = False) -> list[str]:
+    """The names that ``text`` mentions: whole words, any case (``as_written``: with the
+    name's own capitals, so that "start" is not "Start"), possessives allowed ("Ann's" names
+    Ann; "Anna" and "planning" do not)."""
     found = []
     for name in names:
         if not name or not name.strip():
             continue
-        if _mention(name).search(text):
+        if _mention(name, as_written).search(text):
             found.append(name)
     return found
 
 
-def _mention(name: str) -> re.Pattern[str]:
+def _mention(name: str, as_written: bool = False) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + re.escape(name.strip()) + r"(?:'s|’s|s')?(?!\w)",
-                      re.IGNORECASE)
+                      0 if as_written else re.IGNORECASE)
 
 
 def without_names(text: str, names: Iterable[str]) -> str:

@@ -70,3 +70,10 @@ def test_a_first_name_two_participants_share_is_neither():
 ])
 def test_word_runs_are_content_words_in_a_row_longest_first(text, runs):
     assert word_runs(text) == runs
+
+
+def test_a_name_as_written_keeps_its_capital():
+    """A memory misread "Start" as a name: "did I start" does not name it as written."""
+    assert named_persons("How many books did I start?", ["Start"]) == ["Start"]
+    assert named_persons("How many books did I start?", ["Start"], as_written=True) == []
+    assert named_persons("Lena's dog - when did I see it?", ["Lena"], as_written=True) == ["Lena"]
