@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
+import itertools
+from dataclasses import replace
 
-from ramem_local.kinds import TermGraph
+import numpy as np
+import pytest
+
+from ramem_local.kinds import MIN_TERM_WEIGHT, TermGraph, term_cohesion
 
 
 def _graph(edges: list[tuple[int, int]], memories: int, terms: int) -> TermGraph:
@@ -30,3 +34,54 @@ def test_the_walk_reaches_the_memories_sharing_words_with_the_seeds():
     scores = graph.walk({1: 1.0})
     assert scores[2] > scores[3] and scores[1] > scores[2]
     assert graph.walk({99: 1.0}) == {}  # no seed in the graph
+
+
+def _units(rows: list[list[float]]) -> np.ndarray:
+    vectors = np.asarray(rows, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms > 0, norms, 1.0)
+
+
+@pytest.mark.parametrize(("edges", "vectors"), [
+    # word 0 in memories 0-2 (alike), word 1 in memories 2-3 (unlike)
+    ([(0, 0), (1, 0), (2, 0), (2, 1), (3, 1)],
+     [[1, 0.1, 0], [1, 0, 0.1], [1, 0.2, 0.2], [0, 0, 1]]),
+    # a memory without a vector (a row of zeros) is in no pair; a word with no pair reads 0
+    ([(0, 0), (1, 0), (2, 0), (1, 1), (2, 1)],
+     [[1, 0, 0], [0, 0, 0], [0.5, 0.5, 0], [0, 1, 0]]),
+    # opposite meanings: a negative cohesion
+    ([(0, 0), (1, 0)], [[1, 0, 0], [-1, 0, 0]]),
+])
+def test_term_cohesion_is_the_mean_cosine_over_the_pairs_holding_the_word(edges, vectors):
+    memories = len(vectors)
+    terms = 1 + max(t for _, t in edges)
+    graph = _graph(edges, memories=memories, terms=terms)
+    units = _units(vectors)
+    expected = []
+    for term in range(terms):
+        held = [m for m, t in edges if t == term and any(vectors[m])]
+        pairs = [float(units[a] @ units[b]) for a, b in itertools.combinations(held, 2)]
+        expected.append(sum(pairs) / len(pairs) if pairs else 0.0)
+    assert term_cohesion(graph, units) == pytest.approx(expected, abs=1e-6)
+
+
+def test_a_word_said_of_everything_carries_little_of_the_walk():
+    """"Got the radiator working again; cold but clear" (0), "Mended the radiator" (1),
+    "Mended the gate" (2); "Paid the bills; cold but clear" (3), "Meetings all day; cold but
+    clear" (4). Walked evenly from 0, half its steps go to the remark "cold", which reaches the
+    bills and the meetings before the gate; weighed by how alike the memories holding each word
+    are, the walk keeps to the repairs."""
+    radiator, cold, mend, gate_word, bills, meetings = range(6)
+    edges = [(0, radiator), (0, cold), (1, radiator), (1, mend), (2, mend), (2, gate_word),
+             (3, cold), (3, bills), (4, cold), (4, meetings), (5, bills), (6, meetings),
+             (7, gate_word)]
+    graph = _graph(edges, memories=8, terms=6)
+    repair = [1.0, 0.0, 0.0, 0.0]
+    units = _units([[1, 0.1, 0, 0], [1, 0, 0.1, 0], [1, 0, 0, 0.1], [0, 1, 0, 0],
+                    [0, 0, 1, 0], [0, 1, 0.1, 0], [0, 0, 1, 0.1], repair])
+    even = graph.walk({1: 1.0})
+    assert max(even[4], even[5]) > even[3]  # the remark's memories before the gate
+    weighed = replace(graph, term_weight=np.maximum(term_cohesion(graph, units),
+                                                    MIN_TERM_WEIGHT))
+    scores = weighed.walk({1: 1.0})
+    assert scores[3] > max(scores[4], scores[5], scores[6], scores[7])
