@@ -179,6 +179,8 @@ def term_cohesion(graph: TermGraph, units: np.ndarray) -> np.ndarray:
     Σ_{i≠j} u_i·u_j."""
     import numpy as np
 
+    if not len(graph.term_rows):  # no word shared by two memories
+        return np.zeros(len(graph.term_degree))
     order = np.argsort(graph.term_rows, kind="stable")
     terms = graph.term_rows[order]
     starts = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])

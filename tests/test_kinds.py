@@ -51,10 +51,12 @@ def _units(rows: list[list[float]]) -> np.ndarray:
      [[1, 0, 0], [0, 0, 0], [0.5, 0.5, 0], [0, 1, 0]]),
     # opposite meanings: a negative cohesion
     ([(0, 0), (1, 0)], [[1, 0, 0], [-1, 0, 0]]),
+    # no word shared by two memories: no edge, nothing to read
+    ([], [[1, 0, 0], [0, 1, 0]]),
 ])
 def test_term_cohesion_is_the_mean_cosine_over_the_pairs_holding_the_word(edges, vectors):
     memories = len(vectors)
-    terms = 1 + max(t for _, t in edges)
+    terms = 1 + max((t for _, t in edges), default=-1)
     graph = _graph(edges, memories=memories, terms=terms)
     units = _units(vectors)
     expected = []
