@@ -1303,16 +1303,24 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     how_text = "; ".join(how) or "no report holds the question's words"
     if not ranged:  # the matches, closest first all the same
         closeness = _closeness(store, direction, matched)
-    ordered = sorted(matched, key=lambda i: (i not in by_word, -closeness.get(i, 0.0),
-                                             matched[i], i)) \
-        if closeness else sorted(matched, key=lambda i: (matched[i], i))
-    trace.notes.append(f"count: {len(ordered)} memories match ({how_text})")
+    # In a range, the kind as the bank's words tell it (``kinds``) orders the counted reports
+    # and lists the range's others next (what the count missed); without one, or where the
+    # walk reads nothing, closeness to the kind's direction orders them.
+    walk = question_kind(store, query, frame, settings, conversation_id) \
+        if ranged and settings.kind_walk and query.vector is not None else {}
+    if walk:
+        ordered = sorted(matched, key=lambda i: (i not in by_word, -walk.get(i, -1e9),
+                                                 matched[i], i))
+    elif closeness:
+        ordered = sorted(matched, key=lambda i: (i not in by_word, -closeness.get(i, 0.0),
+                                                 matched[i], i))
+    else:
+        ordered = sorted(matched, key=lambda i: (matched[i], i))
+    trace.notes.append(f"count: {len(ordered)} memories match ({how_text})"
+                       + (", listed by the kind read from the bank's words" if walk else ""))
     closest = sorted(closeness, key=lambda i: -closeness[i])[:settings.k] if ranged else []
     if ranged and settings.kind_walk and query.vector is not None:
-        # Beside the count, the range's other reports by how much they are of the kind asked
-        # about as the bank's words tell it (``kinds``): what the count missed comes next.
-        kind = question_kind(store, query, frame, settings, conversation_id)
-        closest = sorted(in_range, key=lambda i: -kind.get(i, -1e9))[:settings.k]
+        closest = sorted(in_range, key=lambda i: -walk.get(i, -1e9))[:settings.k]
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
 

@@ -271,3 +271,35 @@ def _day_of(memory):
 
 def _hikes(journal):
     return [e for e in journal.entries if e.kind == "hike" and e.part == "hike"]
+
+
+@pytest.mark.parametrize("question", [
+    "Which walks did I do in the week before the operation?",
+    "How many new books did I begin since May?",
+    "How many things did I fix so far this year?",
+    "How many books did I start since May?",
+])
+def test_what_a_count_in_a_range_finds_is_listed_by_the_kind_read_from_the_bank(natural,
+                                                                                question):
+    """The reports a count or a list in a range finds are listed by the walk over the
+    bank's words (``kinds``), no longer by their closeness to the kind's dense direction,
+    which put a look-alike of another kind first on these (the natural journal's first
+    year, its own questions)."""
+    memory, journal = natural
+    asked = next(q for q in journal.questions if q.question == question)
+    response = memory.search(question, as_of=asked.as_of)
+    assert any(note.startswith("count:") and note.endswith("listed by the kind read from "
+                                                           "the bank's words")
+               for note in response.trace.notes), response.trace.notes
+    first = set(response.results[0].memory.source_turns)
+    assert first & set(asked.evidence), _contents(response)[:3]
+
+
+def test_a_count_without_a_range_is_listed_by_closeness(natural):
+    """Without a range the walk is not read: the count's reports are listed by their
+    closeness to the kind (a whole bank's closest say nothing of its order)."""
+    memory, journal = natural
+    response = memory.search("How many times have I made a lemon tart?",
+                             as_of=journal.spec.end.isoformat())
+    notes = [note for note in response.trace.notes if note.startswith("count:")]
+    assert notes and not notes[0].endswith("listed by the kind read from the bank's words")
