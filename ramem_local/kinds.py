@@ -37,6 +37,7 @@ results/natural-journal.txt.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,7 @@ KIND_CHANCE = 0.0
 # A word whose memories mean no more alike than chance still carries a little of the walk (a
 # bank where every word is such is walked almost evenly, as without weights).
 MIN_TERM_WEIGHT = 1e-3
+UNIT_BLOCK = 4096  # memories whose vectors are read at once for the words' cohesion
 
 
 @dataclass(frozen=True)
@@ -137,10 +139,10 @@ def term_graph(store: Store) -> TermGraph:
     if cached is not None and cached.key == key:
         return cached
     graph = _build(key, store.memory_texts())
-    units = _centred_units(store, graph.ids)
-    if units is not None:
-        graph = replace(graph, term_weight=np.maximum(term_cohesion(graph, units),
-                                                      MIN_TERM_WEIGHT))
+    mean = store.mean_vector() if store.has_vectors() else None
+    if mean is not None:
+        cohesion = _cohesion(graph, _centred_units(store, graph.ids, mean))
+        graph = replace(graph, term_weight=np.maximum(cohesion, MIN_TERM_WEIGHT))
     store._term_graph = graph  # type: ignore[attr-defined]
     return graph
 
@@ -177,39 +179,63 @@ def term_cohesion(graph: TermGraph, units: np.ndarray) -> np.ndarray:
     ``units`` (one unit vector per memory row; a row of zeros for a memory without one, left
     out of the pairs; 0 for a word with no pair). From the length of their sum: |Σ u|² = n +
     Σ_{i≠j} u_i·u_j."""
+    return _cohesion(graph, [(0, units)])
+
+
+def _cohesion(graph: TermGraph, blocks: Iterable[tuple[int, np.ndarray]]) -> np.ndarray:
+    """``term_cohesion`` from the unit vectors of consecutive memory rows, a block at a time
+    (``(first row, units)``): a bank's vectors are never all in memory at once, only each
+    word's sum (float32)."""
     import numpy as np
 
-    if not len(graph.term_rows):  # no word shared by two memories
-        return np.zeros(len(graph.term_degree))
-    order = np.argsort(graph.term_rows, kind="stable")
-    terms = graph.term_rows[order]
-    starts = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])
-    sums = np.zeros((len(graph.term_degree), units.shape[1]), np.float64)
-    sums[terms[starts]] = np.add.reduceat(units[graph.memory_rows[order]], starts, axis=0)
-    has_vector = (np.abs(units).sum(axis=1) > 0).astype(np.float64)
-    held = np.bincount(graph.term_rows, weights=has_vector[graph.memory_rows],
-                       minlength=len(graph.term_degree))
-    return ((sums * sums).sum(axis=1) - held) / np.maximum(held * (held - 1), 1)
+    terms = len(graph.term_degree)
+    sums: np.ndarray | None = None
+    held = np.zeros(terms)
+    for first, units in blocks:
+        if sums is None:
+            sums = np.zeros((terms, units.shape[1]), np.float32)
+        inside = (graph.memory_rows >= first) & (graph.memory_rows < first + len(units))
+        rows, words = graph.memory_rows[inside] - first, graph.term_rows[inside]
+        if not len(rows):
+            continue
+        order = np.argsort(words, kind="stable")
+        sorted_words = words[order]
+        starts = np.flatnonzero(np.r_[True, sorted_words[1:] != sorted_words[:-1]])
+        sums[sorted_words[starts]] += np.add.reduceat(units[rows[order]], starts, axis=0)
+        has_vector = np.abs(units).sum(axis=1) > 0
+        held += np.bincount(words, weights=has_vector[rows].astype(np.float64), minlength=terms)
+    if sums is None:
+        return np.zeros(terms)
+    lengths = (sums.astype(np.float64) ** 2).sum(axis=1)
+    return (lengths - held) / np.maximum(held * (held - 1), 1)
 
 
-def _centred_units(store: Store, ids: np.ndarray) -> np.ndarray | None:
-    """The memories' vectors less the bank's mean direction, as unit vectors in ``ids``' order
-    (zeros where a memory has none); None for a bank without vectors. Centred: every memory
-    of a bank shares a direction (its language, its form), which says nothing of its kind."""
+def _centred_units(store: Store, ids: np.ndarray, mean: np.ndarray
+                   ) -> Iterator[tuple[int, np.ndarray]]:
+    """The memories' vectors less the bank's ``mean`` direction, as unit vectors in ``ids``'
+    order (zeros where a memory has none), ``UNIT_BLOCK`` rows at a time. Centred: every
+    memory of a bank shares a direction (its language, its form), which says nothing of its
+    kind."""
     import numpy as np
 
-    mean = store.mean_vector() if store.has_vectors() else None
-    vectors = store.vectors_of(ids.tolist()) if mean is not None else {}
-    if mean is None or not vectors:
-        return None
-    units = np.zeros((len(ids), len(mean)), np.float32)
-    for row, memory_id in enumerate(ids.tolist()):
-        vector = vectors.get(memory_id)
-        if vector is not None:
-            units[row] = vector / (np.linalg.norm(vector) or 1.0)
-    units -= mean * (np.abs(units).sum(axis=1, keepdims=True) > 0)
-    norms = np.linalg.norm(units, axis=1, keepdims=True)
-    return units / np.where(norms > 0, norms, 1.0)
+    for first in range(0, len(ids), UNIT_BLOCK):
+        block = ids[first:first + UNIT_BLOCK].tolist()
+        vectors = store.vectors_of(block)
+        units = np.zeros((len(block), len(mean)), np.float32)
+        rows = [row for row, memory_id in enumerate(block) if memory_id in vectors]
+        if rows:
+            found = np.stack([vectors[block[row]] for row in rows]).astype(np.float32)
+            found /= _norms(found)
+            found -= mean
+            units[rows] = found / _norms(found)
+        yield first, units
+
+
+def _norms(vectors: np.ndarray) -> np.ndarray:
+    import numpy as np
+
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.where(norms > 0, norms, 1.0)
 
 
 def _words(text: str) -> list[str]:

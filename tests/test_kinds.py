@@ -8,6 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
+from ramem_local import kinds
 from ramem_local.kinds import MIN_TERM_WEIGHT, TermGraph, term_cohesion
 
 
@@ -87,3 +88,29 @@ def test_a_word_said_of_everything_carries_little_of_the_walk():
                                                     MIN_TERM_WEIGHT))
     scores = weighed.walk({1: 1.0})
     assert scores[3] > max(scores[4], scores[5], scores[6], scores[7])
+
+
+def test_a_banks_cohesion_is_read_a_block_of_vectors_at_a_time(tmp_path, minilm_dir,
+                                                               monkeypatch):
+    """The graph of a real bank reads its vectors ``UNIT_BLOCK`` memories at a time; the
+    words' cohesion is the same as from all the vectors at once (centred by the bank's mean)."""
+    from ramem_local import Memory
+
+    lines = ["Mended the garden gate", "Mended the porch light", "Fixed the garden gate again",
+             "Paid the bills; cold but clear", "Meetings all day; cold but clear",
+             "Saw Night Harbor at the Picturehouse", "Night Harbor again, with Lena",
+             "Cooked a lemon tart for Lena", "A lemon tart, cold but clear"]
+    with Memory.open(tmp_path / "bank.db", embedder=minilm_dir) as memory:
+        for day, line in enumerate(lines, start=1):
+            memory.add(line, at=f"2024-03-{day:02d}")
+        store = memory.store
+        monkeypatch.setattr(kinds, "UNIT_BLOCK", 4)
+        graph = kinds.term_graph(store)
+        vectors = store.vectors_of(graph.ids.tolist())
+        mean = store.mean_vector()
+        units = np.stack([vectors[i] / np.linalg.norm(vectors[i]) - mean
+                          for i in graph.ids.tolist()])
+        units /= np.linalg.norm(units, axis=1, keepdims=True)
+        assert graph.term_weight is not None and len(graph.term_weight) >= 4
+        assert graph.term_weight == pytest.approx(
+            np.maximum(term_cohesion(graph, units), MIN_TERM_WEIGHT), abs=1e-5)
