@@ -84,6 +84,22 @@ def test_what_is_said_to_an_assistant(text: str, act: str) -> None:
     ("Back home from Copenhagen.", "report"),
     ("Drove up to Harrow Fell with Tom", "report"),
     ("Lena helped me repair the leaking radiator", "report"),
+    # a name of several words may open with a word that is also a verb or a noun
+    ("Echo Valley Band announced a tour", "other"),
+    ("Bill Hart sent a voice note", "other"),
+    # ... but the writer's own verb before a name is not one, nor an adverb, nor a command
+    ("Saw The Silent Engine in a shop window", "report"),
+    ("Opened Under the Linden Tree at last", "report"),
+    ("Watched Glass Mountain tonight", "report"),
+    ("Finally Glass Mountain tonight, worth the wait", "report"),
+    ("Walking Harrow Fell with Tom", "report"),
+    ("Mark the date in the calendar", "report"),
+    # a verb's past the lexicon does not know is a verb's past all the same
+    ("Lena texted about the weekend.", "other"),
+    ("Priya facetimed from Lisbon", "other"),
+    ("Texted Lena about the weekend", "report"),
+    # ... not a hyphened word, an adjective more often
+    ("A wood-fired pizza by the harbour", "report"),
 ])
 def test_what_a_journal_entry_is(text: str, act: str) -> None:
     assert read_act(text, "me", to_assistant=False) == act
@@ -138,6 +154,27 @@ def test_a_bank_written_before_m015_reads_relayed_news_as_someone_elses(tmp_path
     acts = _acts_once_opened(bank)
     assert acts == {"me: Heard Tom got a promotion": "other",
                     "me: Helped Tom move house": "report"}
+
+
+def test_a_bank_written_before_m016_reads_a_name_of_several_words_as_someone_else(
+        tmp_path, hashing_embedder):
+    """m016 alone: a bank whose reader took a name opening with a verb's word, or a verb's
+    past it did not know, for the writer's report reads both as someone else's once opened."""
+    from ramem_local import Memory
+
+    bank = tmp_path / "bank.db"
+    with Memory.open(bank, embedder=hashing_embedder) as memory:
+        memory.add("Echo Valley Band announced a tour", at="2024-03-06 19:00")
+        memory.add("Lena texted about the weekend.", at="2024-03-07 19:00")
+        memory.add("Saw The Silent Engine in a shop window", at="2024-03-08 19:00")
+        memory.store.db.execute("UPDATE memories SET act = 'report'")
+        memory.store.db.execute("DELETE FROM schema_migrations WHERE name = ?",
+                                ("m016_names_and_unknown_verbs",))
+
+    acts = _acts_once_opened(bank)
+    assert acts == {"me: Echo Valley Band announced a tour": "other",
+                    "me: Lena texted about the weekend.": "other",
+                    "me: Saw The Silent Engine in a shop window": "report"}
 
 
 def _acts_once_opened(bank) -> dict[str, str]:

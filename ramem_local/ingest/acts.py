@@ -26,7 +26,9 @@ plan        the first clause looks ahead or longs: will, 'll, going to, plan(nin
 other       what someone else did or said, the writer not in it: the first clause opens with a
             name or a noun phrase ("Sofia finished …", "A colleague quoted …", "The trailer for
             … looks great") whose verb follows within a few words, and says no "I", "me",
-            "we", "my", ... ("Lena came round for dinner" is one too: what the writer did
+            "we", "my", ... (a name of several words may open with a verb's word: "Echo
+            Valley Band announced a tour"; a verb's past the lexicon lacks is one: "Lena
+            texted") ("Lena came round for dinner" is one too: what the writer did
             with someone reads both, and a question about a person reads both); or it relays
             what someone did: a name and its finite verb right after the clause's own verb,
             adverb or object ("Heard Tom got a promotion", "Found out Lena is moving",
@@ -143,14 +145,20 @@ def _someone_else_did(clause: str) -> bool:
     """Whether a clause reports what someone else did: it opens with a name or a
     determiner's noun phrase, a finite verb follows within ``VERB_WITHIN`` words (no comma
     or colon before it; not a capitalised word, which belongs to a name), and no word of it
-    is the writer ("I", "me", "we", "my", ...)."""
+    is the writer ("I", "me", "we", "my", ...).
+
+    A name may open with a word that is also a verb or a noun when more capitalised words
+    follow it ("Echo Valley Band announced a tour"): a verb opening the writer's own report
+    is in another form than its base ("Saw The Silent Engine ...") or takes a lower-case
+    object ("Mark the date")."""
     tokens = _WORDS.findall(clause)
     if not tokens or any(t.lower().replace("’", "'") in _FIRST_PERSON for t in tokens):
         return False
     first = tokens[0]
     readings = _lemmas(first.lower())
     opens_a_subject = first.lower() in _DETERMINERS or (
-        first[0].isupper() and not readings.keys() & {"VERB", "AUX", "ADV", "ADP", "ADJ"})
+        first[0].isupper() and not readings.keys() & {"VERB", "AUX", "ADV", "ADP", "ADJ"}
+    ) or _opens_a_name_of_several_words(tokens)
     if not opens_a_subject:
         return False
     for token in tokens[1:1 + VERB_WITHIN]:
@@ -161,6 +169,21 @@ def _someone_else_did(clause: str) -> bool:
         if not token[0].isupper() and _finite(token.lower()):
             return True
     return False
+
+
+def _opens_a_name_of_several_words(tokens: Sequence[str]) -> bool:
+    """Whether the clause opens with a run of two or more capitalised words whose first is a
+    noun or a verb in its base form (not "Saw", "Finally", "Back"): a name such as "Echo
+    Valley Band" or "Bill Hart"."""
+    first = tokens[0]
+    if len(tokens) < 2 or not (first[0].isupper() and tokens[1][0].isupper()):
+        return False
+    if not _a_name_word(tokens[1]) or first.lower().endswith("ing"):
+        return False
+    readings = _lemmas(first.lower())
+    if readings.keys() & {"ADV", "ADP", "ADJ"} or _a_finite_verb(first.lower()):
+        return False
+    return True
 
 
 def _relays_someone_elses_doing(clause: str) -> bool:
@@ -225,6 +248,8 @@ def _finite(word: str) -> bool:
     "found" of "find"): after a name, "Tom saw the Velvet Tides" is what Tom did."""
     readings = _lemmas(word)
     lemmas = readings.get("VERB", ()) + readings.get("AUX", ())
+    if not readings:
+        return _past_of_an_unknown_verb(word)
     if not lemmas or word.endswith("ing"):
         return False
     return any(lemma != word for lemma in lemmas) \
@@ -237,3 +262,9 @@ _OBJECT_OPENERS = frozenset("""
     something
 """.split())
 
+
+def _past_of_an_unknown_verb(word: str) -> bool:
+    """Whether a word the lexicon does not know reads as a verb's past: it ends in "-ed"
+    ("texted", "googled", "facetimed"). A hyphened word ("wood-fired") is an adjective more
+    often and is not read so."""
+    return word.isalpha() and len(word) > 4 and word.endswith("ed")

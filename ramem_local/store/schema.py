@@ -642,6 +642,14 @@ def m015_relayed_news(db: apsw.Connection) -> None:
     _read_acts_again(db)
 
 
+def m016_names_and_unknown_verbs(db: apsw.Connection) -> None:
+    """The acts read again: a name of several words opening with a word that is also a verb
+    ("Echo Valley Band announced a tour") and a verb's past the lexicon does not know ("Lena
+    texted about the weekend") open someone else's doing, which banks written before read as
+    the writer's report."""
+    _read_acts_again(db)
+
+
 def _read_acts_again(db: apsw.Connection) -> None:
     """Every memory's act as ``ingest.acts.read_act`` reads it: a turn memory's from its
     turn (text, speaker, whether the conversation has an assistant), an extracted one's from
@@ -705,6 +713,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
     m010_vectors_stored_once, m011_float_vectors_in_blocks, m012_memory_acts,
     m013_acts_read_again, m014_plans_in_other_words, m015_relayed_news,
+    m016_names_and_unknown_verbs,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
