@@ -18,6 +18,9 @@ answer, citations, reasoning.
     PYTHONPATH=. python scripts/ask_subset.py BANK.db MODEL.gguf LOCOMO.json --fixed \
         --analyze never --variants none,answer-first --threads 2
 
+``--categories 2`` asks only the questions of those LoCoMo categories (temporal here); each
+row holds the model calls' tokens in and out.
+
 ``BANK.db`` is built on first use (MiniLM from ../shared, the whole LoCoMo file ingested).
 """
 
@@ -61,12 +64,14 @@ def fixed_subset(samples: list[dict]) -> list[tuple[str, dict]]:
 @contextlib.contextmanager
 def prompt_variant(name: str) -> Iterator[None]:
     """The answer prompt of ``llm_subset``'s variant ``name`` while inside, as shipped after."""
-    shipped = answer.SYSTEM_PROMPT, answer.answer_schema, answer.memory_block
+    shipped = (answer.SYSTEM_PROMPT, answer.answer_schema, answer.memory_block,
+               answer.answer_messages)
     PROMPT_VARIANTS[name]()
     try:
         yield
     finally:
-        answer.SYSTEM_PROMPT, answer.answer_schema, answer.memory_block = shipped
+        (answer.SYSTEM_PROMPT, answer.answer_schema, answer.memory_block,
+         answer.answer_messages) = shipped
 
 
 def main() -> None:
@@ -95,6 +100,8 @@ def main() -> None:
     parser.add_argument("--variants", default="none",
                         help=f"answer prompts to ask each question with, in turn: "
                              f"{', '.join(PROMPT_VARIANTS)}")
+    parser.add_argument("--categories", default="1,2,3,4,5",
+                        help="only the questions of these LoCoMo categories (comma-separated)")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     variants = args.variants.split(",")
@@ -109,6 +116,8 @@ def main() -> None:
              and q.get("category") in (1, 2, 3, 4) and q.get("evidence")]
     if args.fixed:
         asked = fixed_subset(samples)
+    categories = {int(c) for c in args.categories.split(",")}
+    asked = [(sample, q) for sample, q in asked if q.get("category") in categories]
     args.n = args.n or (len(asked) if args.fixed else 20)
     rows = []
     with Memory.open(args.bank, embedder=EMBEDDER, llm=args.model, llm_threads=args.threads,
@@ -150,6 +159,8 @@ def ask_one(memory: Memory, sample: str, question: dict, analyze: str, variant: 
         "analyzer": answered.trace.frame.llm_proposal if answered.trace.frame else None,
         "seconds": round(time.time() - started, 1),
         "analyzed": any(c.stage == "analyze" for c in answered.trace.llm_calls),
+        "tokens_in": sum(c.tokens_in or 0 for c in answered.trace.llm_calls),
+        "tokens_out": sum(c.tokens_out or 0 for c in answered.trace.llm_calls),
         "sample": sample, "variant": variant, "analyze": analyze,
     }
 

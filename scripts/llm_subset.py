@@ -589,7 +589,32 @@ def _times_as_said() -> None:
     answer_module.SYSTEM_PROMPT = answer_module.SYSTEM_PROMPT.replace(old, new)
 
 
+def _asked_on_when_needed() -> None:
+    """The question's date shown only where the question needs it: a time cue read in it
+    ("last weekend", "recently", "in 2023") or an answer counted from now ("how long ago",
+    "how old"). Shown with every question, the small model gives it as the answer to "When
+    did Maria donate her car?" (results/ask-subset-130.txt)."""
+    import re as _re
+    from datetime import datetime as _datetime
+
+    from ramem_local.recall.time import detect_cues
+
+    shipped = answer_module.answer_messages
+
+    def messages(question: str, evidence: str, reference_text: str) -> list[dict]:
+        needs = bool(detect_cues(question, _datetime.now())) or _re.search(
+            r"\b(?:ago|how long|how old)\b", question, _re.IGNORECASE) is not None
+        if needs:
+            return shipped(question, evidence, reference_text)
+        user = f"Memories:\n\n{evidence}\n\nQuestion: {question.strip()}"
+        return [{"role": "system", "content": answer_module.SYSTEM_PROMPT},
+                {"role": "user", "content": user}]
+
+    answer_module.answer_messages = messages  # type: ignore[assignment]
+
+
 VARIANTS: dict[str, Callable[[], None]] = {"none": lambda: None,
+                                           "asked-on-when-needed": _asked_on_when_needed,
                                            "answer-first": _answer_first,
                                            "session-spans": _session_spans,
                                            "times-as-said": _times_as_said}

@@ -49,3 +49,8 @@ def test_a_prompt_variant_holds_only_inside():
     assert (answer.SYSTEM_PROMPT, answer.answer_schema) == shipped
     with ask_subset.prompt_variant("none"):
         assert answer.SYSTEM_PROMPT == shipped[0]
+    with ask_subset.prompt_variant("asked-on-when-needed"):
+        _, user = answer.answer_messages("When did Maria donate her car?", "[M1] e", "today")
+        assert "asked on" not in user["content"]
+    _, user = answer.answer_messages("When did Maria donate her car?", "[M1] e", "today")
+    assert "(asked on today)" in user["content"]

@@ -236,3 +236,21 @@ def test_answer_first_puts_the_answer_before_the_reasoning(monkeypatch):
     assert schema["properties"]["citations"]["items"]["enum"] == [1, 2]
     assert answer_module.answer_messages("q", "e", "r")[0]["content"].endswith(
         '{"answer": "...", "citations": [ids], "reasoning": "..."}.')
+
+
+@pytest.mark.parametrize(("question", "told_the_day"), [
+    ("When did Maria donate her car?", False),
+    ("What did Melanie paint last weekend?", True),
+    ("How long ago was Caroline's 18th birthday?", True),
+    ("What did Jon do in May 2023?", True),
+])
+def test_asked_on_when_needed_tells_the_day_only_where_the_question_needs_it(
+        monkeypatch, question: str, told_the_day: bool) -> None:
+    from ramem_local import answer as answer_module
+
+    monkeypatch.setattr(answer_module, "answer_messages", answer_module.answer_messages)
+    llm_subset.VARIANTS["asked-on-when-needed"]()
+    system, user = answer_module.answer_messages(question, "[M1] e", "Monday 8 May 2023")
+    assert system["content"] == answer_module.SYSTEM_PROMPT
+    assert ("(asked on Monday 8 May 2023)" in user["content"]) is told_the_day
+    assert user["content"].endswith(question)
