@@ -137,44 +137,30 @@ def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashin
                     "me: Heard Tom got a promotion": "other"}
 
 
-def test_a_bank_written_before_m015_reads_relayed_news_as_someone_elses(tmp_path,
-                                                                        hashing_embedder):
-    """m015 alone: a bank whose reader took relayed news for the writer's report reads it as
-    someone else's doing once opened."""
+@pytest.mark.parametrize(("migration", "read_now"), [
+    # news relayed in the writer's words is someone else's doing
+    ("m015_relayed_news", {"Heard Tom got a promotion": "other",
+                           "Helped Tom move house": "report"}),
+    # a name opening with a verb's word, a verb's past the lexicon lacks
+    ("m016_names_and_unknown_verbs", {"Echo Valley Band announced a tour": "other",
+                                      "Lena texted about the weekend.": "other",
+                                      "Saw The Silent Engine in a shop window": "report"}),
+])
+def test_a_bank_written_before_a_migration_reads_its_acts_as_the_reader_now_does(
+        tmp_path, hashing_embedder, migration: str, read_now: dict[str, str]) -> None:
+    """One migration alone: a bank whose reader took every memory for the writer's report
+    (its acts set so, the migration's record removed) reads them as the reader does now once
+    opened."""
     from ramem_local import Memory
 
     bank = tmp_path / "bank.db"
     with Memory.open(bank, embedder=hashing_embedder) as memory:
-        memory.add("Heard Tom got a promotion", at="2024-03-06 19:00")
-        memory.add("Helped Tom move house", at="2024-03-07 19:00")
+        for day, text in enumerate(read_now, start=1):
+            memory.add(text, at=f"2024-03-{day:02d} 19:00")
         memory.store.db.execute("UPDATE memories SET act = 'report'")
-        memory.store.db.execute("DELETE FROM schema_migrations WHERE name = ?",
-                                ("m015_relayed_news",))
+        memory.store.db.execute("DELETE FROM schema_migrations WHERE name = ?", (migration,))
 
-    acts = _acts_once_opened(bank)
-    assert acts == {"me: Heard Tom got a promotion": "other",
-                    "me: Helped Tom move house": "report"}
-
-
-def test_a_bank_written_before_m016_reads_a_name_of_several_words_as_someone_else(
-        tmp_path, hashing_embedder):
-    """m016 alone: a bank whose reader took a name opening with a verb's word, or a verb's
-    past it did not know, for the writer's report reads both as someone else's once opened."""
-    from ramem_local import Memory
-
-    bank = tmp_path / "bank.db"
-    with Memory.open(bank, embedder=hashing_embedder) as memory:
-        memory.add("Echo Valley Band announced a tour", at="2024-03-06 19:00")
-        memory.add("Lena texted about the weekend.", at="2024-03-07 19:00")
-        memory.add("Saw The Silent Engine in a shop window", at="2024-03-08 19:00")
-        memory.store.db.execute("UPDATE memories SET act = 'report'")
-        memory.store.db.execute("DELETE FROM schema_migrations WHERE name = ?",
-                                ("m016_names_and_unknown_verbs",))
-
-    acts = _acts_once_opened(bank)
-    assert acts == {"me: Echo Valley Band announced a tour": "other",
-                    "me: Lena texted about the weekend.": "other",
-                    "me: Saw The Silent Engine in a shop window": "report"}
+    assert _acts_once_opened(bank) == {f"me: {text}": act for text, act in read_now.items()}
 
 
 def _acts_once_opened(bank) -> dict[str, str]:
