@@ -175,15 +175,11 @@ def _opens_a_name_of_several_words(tokens: Sequence[str]) -> bool:
     """Whether the clause opens with a run of two or more capitalised words whose first is a
     noun or a verb in its base form (not "Saw", "Finally", "Back"): a name such as "Echo
     Valley Band" or "Bill Hart"."""
-    first = tokens[0]
-    if len(tokens) < 2 or not (first[0].isupper() and tokens[1][0].isupper()):
+    if len(tokens) < 2 or not tokens[0][0].isupper() or not _a_name_word(tokens[1]):
         return False
-    if not _a_name_word(tokens[1]) or first.lower().endswith("ing"):
-        return False
-    readings = _lemmas(first.lower())
-    if readings.keys() & {"ADV", "ADP", "ADJ"} or _a_finite_verb(first.lower()):
-        return False
-    return True
+    word = tokens[0].lower()
+    return not (word.endswith("ing") or _lemmas(word).keys() & {"ADV", "ADP", "ADJ"}
+                or _a_finite_verb(word))
 
 
 def _relays_someone_elses_doing(clause: str) -> bool:
@@ -256,15 +252,16 @@ def _finite(word: str) -> bool:
         or word in ("is", "are", "was", "were", "has", "had", "does")
 
 
+def _past_of_an_unknown_verb(word: str) -> bool:
+    """Whether a word the lexicon does not know reads as a verb's past: it ends in "-ed"
+    ("texted", "googled", "facetimed"). A hyphened word ("wood-fired") is an adjective more
+    often and is not read so."""
+    return word.isalpha() and len(word) > 4 and word.endswith("ed")
+
+
 # Words that open what a command acts on: "Give me …", "Plan a trip", "List some films".
 _OBJECT_OPENERS = frozenset("""
     me us my our a an the some three two few any this that these those it them him her
     something
 """.split())
 
-
-def _past_of_an_unknown_verb(word: str) -> bool:
-    """Whether a word the lexicon does not know reads as a verb's past: it ends in "-ed"
-    ("texted", "googled", "facetimed"). A hyphened word ("wood-fired") is an adjective more
-    often and is not read so."""
-    return word.isalpha() and len(word) > 4 and word.endswith("ed")
