@@ -57,6 +57,7 @@ from .types import (
     KIND_IN_RANGE,
     OTHER,
     PLAN,
+    RECEIVED,
     REPORT,
     SEARCH_MODES,
     Candidate,
@@ -78,7 +79,7 @@ if TYPE_CHECKING:
 DEFAULT_DEPTH = 25
 SHORT_ORDER_RANGE_DAYS = 45  # an order's range this short lists half its kind (ordered_list)
 # What shows what a kind of report looks like: every statement, not only what the writer did.
-STATEMENTS = (REPORT, OTHER, PLAN)
+STATEMENTS = (REPORT, OTHER, RECEIVED, PLAN)
 DEFAULT_CANDIDATES = 200
 # A counting question lists every match, up to this many (the response says when more match).
 COUNT_CAP = 100
@@ -466,7 +467,7 @@ def sessions_saying_the_cue(store: Store, frame: RecallFrame, conversation_id: i
 
 def report_times(store: Store, memory_ids: Sequence[int], frame: RecallFrame,
                  settings: RetrievalSettings, conversation_id: int | None,
-                 acts: Sequence[str] = (REPORT,)) -> dict[int, int]:
+                 acts: Sequence[str] = (REPORT, RECEIVED)) -> dict[int, int]:
     """Which of these memories are reports (``Store.occurrences``: of ``acts``, what was done
     by default), with when each happened."""
     if not memory_ids:
@@ -582,8 +583,9 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
         vector = centred_query(vector, store.mean_vector())
     people = _people_named(store, anchor.phrase)
     # Someone's doing marks their event ("Lena got married today" is Lena's wedding); an event
-    # that names no one else is the writer's ("the move": not "Jonah is moving to Leeds").
-    acts = (REPORT, OTHER) if people else (REPORT,)
+    # that names no one else is the writer's ("the move": not "Jonah is moving to Leeds"),
+    # though others may have made it ("Friends threw me a surprise party").
+    acts = (REPORT, OTHER, RECEIVED) if people else (REPORT, RECEIVED)
     reports: list[RankedRow] = []
     # The first ``depth`` of the content list can hold no report at all ("starting my new
     # job": the assistant's "Good question ... Start simple" answers fill it): then deeper.
@@ -1103,7 +1105,8 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
         # What was done with a person reads like what was heard of them ("Lena came round
         # for dinner", "Lena called"): a person's reports include others' doings.
         person = store.names_a_person(name)
-        found = reports(_quoted(name), (REPORT, OTHER) if person else (REPORT,), settings.k)
+        found = reports(_quoted(name), (REPORT, OTHER, RECEIVED) if person else (REPORT,),
+                        settings.k)
         if found:
             trace.notes.append(f"order: the reports naming {name!r}, {order} first")
             return _rows(found)
@@ -1246,7 +1249,8 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
     generator seeds, 1 to 10 years); standing out never counts zero.
     """
     start, end = _occurrence_window(frame)
-    occurrences = _question_occurrences(store, frame, settings, conversation_id)
+    occurrences = _question_occurrences(store, frame, settings, conversation_id,
+                                        _counted_acts(store, frame, conversation_id))
     ranged = frame.guard == "filter" and frame.time_range is not None
     if ranged and frame.time_only:
         return _every_report(occurrences, start, end, trace)
@@ -1323,6 +1327,16 @@ def counted_list(store: Store, query: Query, frame: RecallFrame, settings: Retri
         closest = sorted(in_range, key=lambda i: -walk.get(i, -1e9))[:settings.k]
     return Counted(rows=_rows([(i, 0) for i in ordered[:COUNT_CAP]]), count=len(ordered),
                    closest=_rows([(i, 0) for i in closest]))
+
+
+def _counted_acts(store: Store, frame: RecallFrame, conversation_id: int | None
+                  ) -> tuple[str, ...]:
+    """What a count counts: the writer's doings, and what others did to or for the writer
+    when the question names a person ("How many times did Lena take me out?"); a kind or a
+    thing ("How many films did I see in March?") is counted by what the writer did, not by
+    "Aisha keeps telling me to see Night Harbor"."""
+    names = _names_asked_about(store, frame, conversation_id)
+    return (REPORT, RECEIVED) if any(map(store.names_a_person, names)) else (REPORT,)
 
 
 def _naming_the_same_works(store: Store, occurrences: Callable[..., list],
@@ -1505,12 +1519,14 @@ def _every_report(occurrences: Callable[..., list], start: int, end: int,
 
 
 def _question_occurrences(store: Store, frame: RecallFrame, settings: RetrievalSettings,
-                          conversation_id: int | None) -> Callable[..., list]:
-    """``Store.occurrences`` for a question's occurrences (a count's, a stay's): reports
-    written by the reference time, by the question's speakers when it names some."""
+                          conversation_id: int | None,
+                          acts: Sequence[str] = (REPORT, RECEIVED)) -> Callable[..., list]:
+    """``Store.occurrences`` for a question's occurrences (a count's, a stay's): what
+    happened to the writer (``acts``), written by the reference time, by the question's
+    speakers when it names some."""
     return partial(store.occurrences, assistant=ASSISTANT, conversation_id=conversation_id,
                    exclude_turns=settings.exclude_turns, written_by=frame.as_of,
-                   persons=_speakers(store, frame, conversation_id))
+                   persons=_speakers(store, frame, conversation_id), acts=acts)
 
 
 def word_examples(frame: RecallFrame, terms: Sequence[str],
@@ -1529,7 +1545,8 @@ def word_examples(frame: RecallFrame, terms: Sequence[str],
 def counted_word_examples(store: Store, frame: RecallFrame, settings: RetrievalSettings,
                           conversation_id: int | None) -> list[int]:
     """``word_examples`` of a counting question's own words (``_counted_terms``)."""
-    occurrences = _question_occurrences(store, frame, settings, conversation_id)
+    occurrences = _question_occurrences(store, frame, settings, conversation_id,
+                                        _counted_acts(store, frame, conversation_id))
     return word_examples(frame, _counted_terms(store, frame, conversation_id, occurrences),
                          occurrences)
 

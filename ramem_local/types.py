@@ -24,11 +24,11 @@ DENSE_INDEXES = ("exact", "binary", "int8")
 # (``retrieve.RetrievalSettings.kind_in_range``).
 KIND_IN_RANGE = ("journals", "always", "never")
 # What a memory is (``MemoryRecord.act``, read at ingest by ``ingest.acts``): a report of
-# something the writer did, of what someone else did, a plan or a wish, a question, a request
-# to the assistant, the assistant's answer.
-REPORT, OTHER, PLAN, QUESTION, REQUEST, ANSWER = (
-    "report", "other", "plan", "question", "request", "answer")
-ACTS = (REPORT, OTHER, PLAN, QUESTION, REQUEST, ANSWER)
+# something the writer did, of what someone else did, of what someone else did to or for the
+# writer, a plan or a wish, a question, a request to the assistant, the assistant's answer.
+REPORT, OTHER, RECEIVED, PLAN, QUESTION, REQUEST, ANSWER = (
+    "report", "other", "received", "plan", "question", "request", "answer")
+ACTS = (REPORT, OTHER, RECEIVED, PLAN, QUESTION, REQUEST, ANSWER)
 # A time as ``Memory`` methods take it: an ISO date/time or a phrase ("3 May 2024"), Unix
 # seconds, or a datetime.
 When = str | int | float | datetime
@@ -202,7 +202,8 @@ class MemoryRecord:
     source_turns: list[str] = field(default_factory=list)  # external ids (e.g. "D3:7")
     source_turn_ids: list[int] = field(default_factory=list)  # store ids of the turns
     id: int | None = None
-    # What it is, read once at ingest (``ingest.acts``): "report" (something done), "plan"
+    # What it is, read once at ingest (``ingest.acts``): "report" (something done), "other"
+    # (someone else's doing), "received" (someone else's doing to or for the writer), "plan"
     # (or a wish), "question", "request" (to the assistant), "answer" (the assistant's).
     act: str = "report"
 

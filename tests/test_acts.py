@@ -83,7 +83,6 @@ def test_what_is_said_to_an_assistant(text: str, act: str) -> None:
     ("Called Mum, she was fine", "report"),
     ("Back home from Copenhagen.", "report"),
     ("Drove up to Harrow Fell with Tom", "report"),
-    ("Lena helped me repair the leaking radiator", "report"),
     # a name of several words may open with a word that is also a verb or a noun
     ("Echo Valley Band announced a tour", "other"),
     ("Bill Hart sent a voice note", "other"),
@@ -100,6 +99,22 @@ def test_what_is_said_to_an_assistant(text: str, act: str) -> None:
     ("Texted Lena about the weekend", "report"),
     # ... not a hyphened word, an adjective more often
     ("A wood-fired pizza by the harbour", "report"),
+    # what someone else did to or for the writer, the writer only its object or owner
+    ("Aisha keeps telling me to see Night Harbor", "received"),
+    ("Friends threw me a surprise party", "received"),
+    ("Tom fixed my bike", "received"),
+    ("My sister got married today", "received"),
+    ("Our neighbours invited us over for drinks", "received"),
+    # ... not the writer's own doing: with "I" or "we", "me" before a verb's base, a later
+    # clause of the writer's, the writer opening it, news relayed
+    ("My friends and I went to the cinema", "report"),
+    ("Lena helped me repair the leaking radiator", "report"),
+    ("Priya lent me The Quiet Orchard; started it that night", "report"),
+    ("Lena cooked for us; we ate in the garden", "report"),
+    ("Told my sister about the trip", "report"),
+    ("Met my sister for lunch", "report"),
+    ("My bike", "report"),
+    ("Mum told me Aisha got engaged", "other"),
 ])
 def test_what_a_journal_entry_is(text: str, act: str) -> None:
     assert read_act(text, "me", to_assistant=False) == act
@@ -145,6 +160,9 @@ def test_a_bank_written_before_reads_its_acts_again_when_opened(tmp_path, hashin
     ("m016_names_and_unknown_verbs", {"Echo Valley Band announced a tour": "other",
                                       "Lena texted about the weekend.": "other",
                                       "Saw The Silent Engine in a shop window": "report"}),
+    # what someone else did to or for the writer
+    ("m017_done_to_the_writer", {"Aisha keeps telling me to see Night Harbor": "received",
+                                 "Lena helped me repair the leaking radiator": "report"}),
 ])
 def test_a_bank_written_before_a_migration_reads_its_acts_as_the_reader_now_does(
         tmp_path, hashing_embedder, migration: str, read_now: dict[str, str]) -> None:

@@ -303,3 +303,48 @@ def test_a_count_without_a_range_is_listed_by_closeness(natural):
                              as_of=journal.spec.end.isoformat())
     notes = [note for note in response.trace.notes if note.startswith("count:")]
     assert notes and not notes[0].endswith("listed by the kind read from the bank's words")
+
+
+TOLD_AND_DONE = [
+    ("2024-01-06 20:00", "Cinema with Jonah: Night Harbor"),
+    ("2024-03-02 19:00", "Aisha keeps telling me to see Night Harbor again"),
+    ("2024-03-20 21:00", "Friends threw me a surprise party at the pub"),
+    ("2024-03-23 20:00", "Caught Small Hours at the Picturehouse with Tom."),
+    ("2024-04-02 18:00", "Tom took me to his allotment"),
+    ("2024-04-05 19:00", "Lena keeps telling me to see Small Hours again"),
+]
+
+
+@pytest.fixture(scope="module")
+def told_and_done(tmp_path_factory):
+    path = tmp_path_factory.mktemp("told-and-done") / "bank.db"
+    with Memory.open(path, embedder=embedder_dir(), country="US") as memory:
+        for at, text in TOLD_AND_DONE:
+            memory.add(text, at=at)
+    with Memory.open(path) as memory:
+        yield memory
+
+
+def test_what_others_tell_the_writer_to_do_is_no_time_it_was_done(told_and_done):
+    """"Aisha keeps telling me to see Night Harbor" (the writer only its object) is said
+    after the writer saw it; the last time it was seen is still the cinema with Jonah."""
+    response = told_and_done.search("When did I last watch Night Harbor?", as_of="2024-06-01")
+    assert "Cinema with Jonah" in _contents(response)[0]
+
+
+def test_what_others_tell_the_writer_to_do_is_not_counted(told_and_done):
+    response = told_and_done.search("How many times did I see Small Hours?",
+                                    as_of="2024-06-01")
+    assert any(note.startswith("count: 1 memories match") for note in response.trace.notes), \
+        response.trace.notes
+
+
+def test_what_others_did_for_the_writer_marks_a_day(told_and_done):
+    """An occasion others made for the writer ("Friends threw me a surprise party") is the
+    event a question's range is read from, though it is not the writer's doing."""
+    response = told_and_done.search("What was the first film I saw after my surprise party?",
+                                    as_of="2024-06-01")
+    frame = response.trace.frame
+    assert frame.anchor is not None and frame.guard == "filter"
+    assert frame.anchor.time == _day("2024-03-20 21:00")
+    assert frame.time_range.start >= _day("2024-03-20")

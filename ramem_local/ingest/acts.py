@@ -1,12 +1,15 @@
-"""What a memory is: a report of something done, a plan or a wish, a question, a request to the
-assistant, or the assistant's answer — read once, at ingest, from the statement's form, and
-stored with the memory (``memories.act``; DESIGN.md §4.3, "reports of doing").
+"""What a memory is: a report of something done, someone else's doing (to the writer or not), a
+plan or a wish, a question, a request to the assistant, or the assistant's answer — read once,
+at ingest, from the statement's form, and stored with the memory (``memories.act``; DESIGN.md
+§4.3, "reports of doing").
 
 "When did I last watch Glass Mountain?" and "how many films did I see in March?" are answered
 by what the writer *did*, not by "Suggest films like Glass Mountain" (a request to the
 assistant), "Is Glass Mountain worth watching?" (a question), "Bought tickets for Glass Mountain
-next Friday" or "Would love to see it again sometime" (a plan, a wish). Order, counts, anchors
-and trips read reports only (``Store.occurrences``); every memory stays searchable as content.
+next Friday" or "Would love to see it again sometime" (a plan, a wish), nor by "Aisha keeps
+telling me to see Glass Mountain" (received: someone else's doing, the writer its object).
+Orders, counts, anchors and trips read reports (``Store.occurrences``); anchors and trips read
+what was received too ("after my surprise party"); every memory stays searchable as content.
 
 The reading uses the form of the first clause, never the topic:
 
@@ -34,6 +37,11 @@ other       what someone else did or said, the writer not in it: the first claus
             adverb or object ("Heard Tom got a promotion", "Found out Lena is moving",
             "Apparently Sofia moved to Bristol", "Mum told me Aisha got engaged"), not after
             a noun ("Ate the cake Tom made") or with a verb's base ("Helped Tom move house")
+received    what someone else did to or for the writer: it opens as someone else's doing does,
+            and the writer is in it only as an object or an owner ("Friends threw me a
+            surprise party", "Aisha keeps telling me to see Night Harbor", "My sister got
+            married"); not before a verb's base ("Lena helped me repair the radiator") nor
+            with a later clause of the writer's ("Priya lent me The Quiet Orchard; started it")
 report      anything else: "Caught Night Harbor at the Picturehouse", "we put on The Ferryman
             after dinner", "Dinner: fish pie", "Lena and I went to the market"
 =========== =================================================================================
@@ -50,7 +58,8 @@ import re
 from collections.abc import Sequence
 
 from ..lexicon import lemmas as _lemmas
-from ..types import ANSWER, OTHER, PLAN, QUESTION, REPORT, REQUEST
+from ..lexicon import past_of
+from ..types import ANSWER, OTHER, PLAN, QUESTION, RECEIVED, REPORT, REQUEST
 
 # The speaker of an assistant's turns (chat imports, the MCP server's assistant).
 ASSISTANT_SPEAKER = "assistant"
@@ -97,6 +106,8 @@ def read_act(text: str, speaker: str, *, to_assistant: bool) -> str:
         return PLAN
     if _someone_else_did(first) or _relays_someone_elses_doing(first):
         return OTHER
+    if _done_to_the_writer(first, body[len(first):]):
+        return RECEIVED
     return REPORT
 
 
@@ -137,6 +148,8 @@ def _opens_with_a_command(clause: str) -> bool:
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'’-]*|[,:;()]")
 _FIRST_PERSON = frozenset("i i'm i've i'd i'll me my mine myself we we're we've we'd we'll us "
                           "our ours ourselves".split())
+_WRITER_AS_OBJECT = frozenset("me my mine myself us our ours ourselves".split())
+_WRITER_AS_SUBJECT = _FIRST_PERSON - _WRITER_AS_OBJECT
 _DETERMINERS = frozenset("a an the his her their its this that these those some another".split())
 VERB_WITHIN = 6  # words after the opening subject's first word where its verb may stand
 
@@ -152,8 +165,58 @@ def _someone_else_did(clause: str) -> bool:
     is in another form than its base ("Saw The Silent Engine ...") or takes a lower-case
     object ("Mark the date")."""
     tokens = _WORDS.findall(clause)
-    if not tokens or any(t.lower().replace("’", "'") in _FIRST_PERSON for t in tokens):
+    if not tokens or any(_said_of_the_writer(t) for t in tokens):
         return False
+    return _opens_with_someone_elses_verb(tokens)
+
+
+def _done_to_the_writer(clause: str, rest: str) -> bool:
+    """Whether a clause tells what someone else did to or for the writer: it opens as
+    someone else's doing does (``_someone_else_did``) and the writer is in it only as an
+    object or an owner ("Friends threw me a surprise party", "Aisha keeps telling me to see
+    Night Harbor", "Tom fixed my bike", "My sister got married"). Not when a verb's base
+    follows "me" or "us" ("Marek helped me repair the porch light": what the writer did, with
+    help), nor when a later clause is the writer's own ("Priya lent me The Quiet Orchard;
+    started it": a verb's past opens it, or it says "I" or "we")."""
+    tokens = _WORDS.findall(clause)
+    writer = [index for index, token in enumerate(tokens) if _said_of_the_writer(token)]
+    if not writer or any(tokens[index].lower().replace("’", "'") not in _WRITER_AS_OBJECT
+                         for index in writer):
+        return False
+    for index in writer:
+        following = tokens[index + 1].lower() if index + 1 < len(tokens) else ""
+        if tokens[index].lower() in ("me", "us") and _a_verbs_base(following):
+            return False
+    return _opens_with_someone_elses_verb(tokens) and not _the_writers_later_clause(rest)
+
+
+def _a_verbs_base(word: str) -> bool:
+    """A verb in its base form that is not also an adverb, an adjective or a preposition
+    ("repair" in "helped me repair", not "over" in "invited us over")."""
+    readings = _lemmas(word)
+    return word in readings.get("VERB", ()) and not readings.keys() & {"ADV", "ADP", "ADJ"}
+
+
+def _the_writers_later_clause(rest: str) -> bool:
+    """Whether a clause after the first is the writer's: it says "I" or "we", or opens with
+    a verb's past ("; started it that night")."""
+    for clause in _CLAUSE_END.split(rest):
+        tokens = _WORDS.findall(clause)
+        words = [t.lower().replace("’", "'") for t in tokens if t not in ",:;()"]
+        if not words:
+            continue
+        if any(w in _WRITER_AS_SUBJECT for w in words) or past_of(words[0]) is not None:
+            return True
+    return False
+
+
+def _said_of_the_writer(token: str) -> bool:
+    return token.lower().replace("’", "'") in _FIRST_PERSON
+
+
+def _opens_with_someone_elses_verb(tokens: Sequence[str]) -> bool:
+    """Whether the clause's words open with a name or a determiner's noun phrase and a finite
+    verb follows within ``VERB_WITHIN`` words, as ``_someone_else_did`` reads them."""
     first = tokens[0]
     readings = _lemmas(first.lower())
     opens_a_subject = first.lower() in _DETERMINERS or (

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..types import DAY, DENSE_INDEXES, OTHER, REPORT
+from ..types import DAY, DENSE_INDEXES, OTHER, RECEIVED, REPORT
 
 EMPTY_RANKS = "SELECT 0 AS id, 0.0 AS score WHERE 0"
 
@@ -152,11 +152,12 @@ SAID_UNTIL = f"min(m.session_end, m.session_start + {DAY})"
 # Whether a memory's event time is when something happened: a report (the writer's or someone
 # else's). A plan, a wish, a question or a request names a time nothing happened in yet ("Maybe
 # I'll go see the Hollow Pines in the spring", said in December): it is placed by when it was said.
-HAPPENED = f"m.act IN ('{REPORT}', '{OTHER}')"
+HAPPENED = f"m.act IN ('{REPORT}', '{OTHER}', '{RECEIVED}')"
 
 PLACEMENT_COLUMNS = f"""
            m.session_start IN (SELECT value FROM json_each(:said_in)) OR
-           CASE WHEN m.event_start IS NOT NULL AND :event_time_first AND m.act = '{REPORT}'
+           CASE WHEN m.event_start IS NOT NULL AND :event_time_first
+                     AND m.act IN ('{REPORT}', '{RECEIVED}')
                 THEN m.event_start < :raw_end AND m.event_end > :raw_start
                 WHEN m.event_start IS NOT NULL AND :event_time_first
                 THEN m.session_start >= :raw_start AND m.session_start < :raw_end

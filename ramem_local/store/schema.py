@@ -650,6 +650,13 @@ def m016_names_and_unknown_verbs(db: apsw.Connection) -> None:
     _read_acts_again(db)
 
 
+def m017_done_to_the_writer(db: apsw.Connection) -> None:
+    """The acts read again: what someone else did to or for the writer ("Friends threw me a
+    surprise party", "Aisha keeps telling me to see Night Harbor") is read apart from the
+    writer's own doing, which banks written before read it as."""
+    _read_acts_again(db)
+
+
 def _read_acts_again(db: apsw.Connection) -> None:
     """Every memory's act as ``ingest.acts.read_act`` reads it: a turn memory's from its
     turn (text, speaker, whether the conversation has an assistant), an extracted one's from
@@ -713,7 +720,7 @@ MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m006_turns_in_session_order, m007_int8_codes, m008_vector_sum, m009_mentioned_persons,
     m010_vectors_stored_once, m011_float_vectors_in_blocks, m012_memory_acts,
     m013_acts_read_again, m014_plans_in_other_words, m015_relayed_news,
-    m016_names_and_unknown_verbs,
+    m016_names_and_unknown_verbs, m017_done_to_the_writer,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
