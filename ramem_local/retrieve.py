@@ -487,6 +487,12 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     May?", while "Started The Copper Key on the train" is. Not for a question about what was
     said ("What did the assistant suggest in June?": ``RecallFrame.about_saying``).
 
+    A question asking what the writer did (``_asks_what_i_did``: "Where did I go hiking in
+    the week after the wedding?") then puts the writer's own reports (``REPORT``,
+    ``RECEIVED``) before the plans and others' doings ("Would love to go hiking on the river
+    gorge again", "Priya says the gorge path is closed"), which share its words more often
+    than the hike does (results/natural-journal.txt).
+
     A question asking for the person someone acted on ("Who did I go to see last weekend?",
     ``RecallFrame.asks_whom``) then puts the reports naming a person as the object of a
     verb first (``names.names_a_person_as_object``: "Took the train to visit my old friend
@@ -498,12 +504,24 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     happened = report_times(store, [c.memory.stored_id for c in context], frame, settings,
                             conversation_id, acts=STATEMENTS)
     whom = frame.asks_whom
+    mine = _asks_what_i_did(frame)
     # With proximity a prior the list's order already weighs closeness in time: reports go
     # first in it as it stands, not tier by tier.
     by_tier = not settings.proximity_prior
     return sorted(context, key=lambda c: (
         (c.tier if c.tier is not None else 0) if by_tier else 0, c.memory.id not in happened,
+        mine and c.memory.act not in (REPORT, RECEIVED),
         whom and not names_a_person_as_object(c.memory.content)))
+
+
+def _asks_what_i_did(frame: RecallFrame) -> bool:
+    """Whether the question asks what the writer did ("Where did I go hiking in the week
+    after the wedding?"): it says "I" or "we", names no person and does not itself look
+    ahead ("What was I hoping to do that week?" asks for the wishes)."""
+    from .ingest.acts import looks_ahead
+
+    said = {word.lower() for word in re.findall(r"[A-Za-z]+", frame.question)}
+    return bool(said & {"i", "we"}) and not frame.persons and not looks_ahead(frame.question)
 
 
 def ground_event_anchor(store: Store, embedder: Embedder | None, frame: RecallFrame,

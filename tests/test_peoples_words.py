@@ -348,3 +348,44 @@ def test_what_others_did_for_the_writer_marks_a_day(told_and_done):
     assert frame.anchor is not None and frame.guard == "filter"
     assert frame.anchor.time == _day("2024-03-20 21:00")
     assert frame.time_range.start >= _day("2024-03-20")
+
+
+A_WEEK_OF_WORDS = [
+    ("2024-05-04 16:00", "Tom got married today; danced all night"),
+    ("2024-05-06 19:00", "Would love to go hiking on the river gorge again sometime"),
+    ("2024-05-08 18:00", "Priya says the river gorge path is closed for repairs"),
+    ("2024-05-09 20:00", "Walked Cairn Hill end to end with Priya."),
+    ("2024-05-10 20:00", "Dinner: fish pie, from scratch"),
+    ("2024-06-20 20:00", "Hiking on the river gorge, finally"),
+]
+
+
+@pytest.fixture(scope="module")
+def a_week_of_words(tmp_path_factory):
+    path = tmp_path_factory.mktemp("a-week-of-words") / "bank.db"
+    with Memory.open(path, embedder=embedder_dir(), country="US") as memory:
+        for at, text in A_WEEK_OF_WORDS:
+            memory.add(text, at=at)
+    with Memory.open(path) as memory:
+        yield memory
+
+
+def test_what_i_did_in_a_range_comes_before_wishes_and_others_doings(a_week_of_words):
+    """The wish and Priya's news share the question's words ("hiking", "river gorge"); the
+    hike does not, and was the writer's."""
+    response = a_week_of_words.search("Where did I go hiking in the week after Tom's wedding?",
+                                      as_of="2024-07-01")
+    assert response.trace.frame.guard == "filter"
+    assert "Walked Cairn Hill" in _contents(response)[0]
+
+
+@pytest.mark.parametrize(("question", "first"), [
+    # a question about wishes asks for them
+    ("What was I hoping to do in the week after Tom's wedding?", "Would love to go hiking"),
+    # a question about a person reads what they did
+    ("What did I hear from Priya in the week after Tom's wedding?", "Priya says"),
+])
+def test_a_question_about_wishes_or_someone_else_keeps_them_first(a_week_of_words, question,
+                                                                   first):
+    response = a_week_of_words.search(question, as_of="2024-07-01")
+    assert first in " ".join(_contents(response)[:2])

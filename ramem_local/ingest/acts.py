@@ -102,13 +102,19 @@ def read_act(text: str, speaker: str, *, to_assistant: bool) -> str:
     first = first_clause(body)
     if to_assistant and _opens_with_a_command(first):
         return REQUEST
-    if _LOOKS_AHEAD.search(first):
+    if looks_ahead(first):
         return PLAN
     if _someone_else_did(first) or _relays_someone_elses_doing(first):
         return OTHER
     if _done_to_the_writer(first, body[len(first):]):
         return RECEIVED
     return REPORT
+
+
+def looks_ahead(text: str) -> bool:
+    """Whether ``text`` looks ahead or longs, as a plan's first clause does ("plan to",
+    "hoping to", "would love to", "next week", ...)."""
+    return _LOOKS_AHEAD.search(text) is not None
 
 
 def is_only_a_question(text: str) -> bool:
