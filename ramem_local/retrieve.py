@@ -78,6 +78,8 @@ if TYPE_CHECKING:
 
 DEFAULT_DEPTH = 25
 SHORT_ORDER_RANGE_DAYS = 45  # an order's range this short lists half its kind (ordered_list)
+# What the writer lived: what they did and what others did to or for them (``ingest.acts``).
+LIVED = (REPORT, RECEIVED)
 # What shows what a kind of report looks like: every statement, not only what the writer did.
 STATEMENTS = (REPORT, OTHER, RECEIVED, PLAN)
 DEFAULT_CANDIDATES = 200
@@ -467,7 +469,7 @@ def sessions_saying_the_cue(store: Store, frame: RecallFrame, conversation_id: i
 
 def report_times(store: Store, memory_ids: Sequence[int], frame: RecallFrame,
                  settings: RetrievalSettings, conversation_id: int | None,
-                 acts: Sequence[str] = (REPORT, RECEIVED)) -> dict[int, int]:
+                 acts: Sequence[str] = LIVED) -> dict[int, int]:
     """Which of these memories are reports (``Store.occurrences``: of ``acts``, what was done
     by default), with when each happened."""
     if not memory_ids:
@@ -510,7 +512,7 @@ def reports_first(store: Store, context: list[Candidate], frame: RecallFrame,
     by_tier = not settings.proximity_prior
     return sorted(context, key=lambda c: (
         (c.tier if c.tier is not None else 0) if by_tier else 0, c.memory.id not in happened,
-        mine and c.memory.act not in (REPORT, RECEIVED),
+        mine and c.memory.act not in LIVED,
         whom and not names_a_person_as_object(c.memory.content)))
 
 
@@ -603,7 +605,7 @@ def find_anchor_memory(store: Store, embedder: Embedder | None, anchor: EventAnc
     # Someone's doing marks their event ("Lena got married today" is Lena's wedding); an event
     # that names no one else is the writer's ("the move": not "Jonah is moving to Leeds"),
     # though others may have made it ("Friends threw me a surprise party").
-    acts = (REPORT, OTHER, RECEIVED) if people else (REPORT, RECEIVED)
+    acts = (*LIVED, OTHER) if people else LIVED
     reports: list[RankedRow] = []
     # The first ``depth`` of the content list can hold no report at all ("starting my new
     # job": the assistant's "Good question ... Start simple" answers fill it): then deeper.
@@ -1123,7 +1125,7 @@ def ordered_list(store: Store, frame: RecallFrame, settings: RetrievalSettings,
         # What was done with a person reads like what was heard of them ("Lena came round
         # for dinner", "Lena called"): a person's reports include others' doings.
         person = store.names_a_person(name)
-        found = reports(_quoted(name), (REPORT, OTHER, RECEIVED) if person else (REPORT,),
+        found = reports(_quoted(name), (*LIVED, OTHER) if person else (REPORT,),
                         settings.k)
         if found:
             trace.notes.append(f"order: the reports naming {name!r}, {order} first")
@@ -1354,7 +1356,7 @@ def _counted_acts(store: Store, frame: RecallFrame, conversation_id: int | None
     thing ("How many films did I see in March?") is counted by what the writer did, not by
     "Aisha keeps telling me to see Night Harbor"."""
     names = _names_asked_about(store, frame, conversation_id)
-    return (REPORT, RECEIVED) if any(map(store.names_a_person, names)) else (REPORT,)
+    return LIVED if any(map(store.names_a_person, names)) else (REPORT,)
 
 
 def _naming_the_same_works(store: Store, occurrences: Callable[..., list],
@@ -1538,7 +1540,7 @@ def _every_report(occurrences: Callable[..., list], start: int, end: int,
 
 def _question_occurrences(store: Store, frame: RecallFrame, settings: RetrievalSettings,
                           conversation_id: int | None,
-                          acts: Sequence[str] = (REPORT, RECEIVED)) -> Callable[..., list]:
+                          acts: Sequence[str] = LIVED) -> Callable[..., list]:
     """``Store.occurrences`` for a question's occurrences (a count's, a stay's): what
     happened to the writer (``acts``), written by the reference time, by the question's
     speakers when it names some."""

@@ -315,14 +315,19 @@ TOLD_AND_DONE = [
 ]
 
 
-@pytest.fixture(scope="module")
-def told_and_done(tmp_path_factory):
-    path = tmp_path_factory.mktemp("told-and-done") / "bank.db"
+def _a_bank_of(tmp_path_factory, name: str, entries: list[tuple[str, str]]):
+    """A journal bank of ``entries`` (when, text), with MiniLM, opened again as a user would."""
+    path = tmp_path_factory.mktemp(name) / "bank.db"
     with Memory.open(path, embedder=embedder_dir(), country="US") as memory:
-        for at, text in TOLD_AND_DONE:
+        for at, text in entries:
             memory.add(text, at=at)
     with Memory.open(path) as memory:
         yield memory
+
+
+@pytest.fixture(scope="module")
+def told_and_done(tmp_path_factory):
+    yield from _a_bank_of(tmp_path_factory, "told-and-done", TOLD_AND_DONE)
 
 
 def test_what_others_tell_the_writer_to_do_is_no_time_it_was_done(told_and_done):
@@ -362,12 +367,7 @@ A_WEEK_OF_WORDS = [
 
 @pytest.fixture(scope="module")
 def a_week_of_words(tmp_path_factory):
-    path = tmp_path_factory.mktemp("a-week-of-words") / "bank.db"
-    with Memory.open(path, embedder=embedder_dir(), country="US") as memory:
-        for at, text in A_WEEK_OF_WORDS:
-            memory.add(text, at=at)
-    with Memory.open(path) as memory:
-        yield memory
+    yield from _a_bank_of(tmp_path_factory, "a-week-of-words", A_WEEK_OF_WORDS)
 
 
 def test_what_i_did_in_a_range_comes_before_wishes_and_others_doings(a_week_of_words):

@@ -186,8 +186,7 @@ def _done_to_the_writer(clause: str, rest: str) -> bool:
     started it": a verb's past opens it, or it says "I" or "we")."""
     tokens = _WORDS.findall(clause)
     writer = [index for index, token in enumerate(tokens) if _said_of_the_writer(token)]
-    if not writer or any(tokens[index].lower().replace("’", "'") not in _WRITER_AS_OBJECT
-                         for index in writer):
+    if not writer or any(_plain(tokens[index]) not in _WRITER_AS_OBJECT for index in writer):
         return False
     for index in writer:
         following = tokens[index + 1].lower() if index + 1 < len(tokens) else ""
@@ -208,7 +207,7 @@ def _the_writers_later_clause(rest: str) -> bool:
     a verb's past ("; started it that night")."""
     for clause in _CLAUSE_END.split(rest):
         tokens = _WORDS.findall(clause)
-        words = [t.lower().replace("’", "'") for t in tokens if t not in ",:;()"]
+        words = [_plain(t) for t in tokens if t not in ",:;()"]
         if not words:
             continue
         if any(w in _WRITER_AS_SUBJECT for w in words) or past_of(words[0]) is not None:
@@ -217,7 +216,12 @@ def _the_writers_later_clause(rest: str) -> bool:
 
 
 def _said_of_the_writer(token: str) -> bool:
-    return token.lower().replace("’", "'") in _FIRST_PERSON
+    return _plain(token) in _FIRST_PERSON
+
+
+def _plain(token: str) -> str:
+    """A word lower-cased, its curly apostrophe straight ("I’m" → "i'm")."""
+    return token.lower().replace("’", "'")
 
 
 def _opens_with_someone_elses_verb(tokens: Sequence[str]) -> bool:
@@ -281,7 +285,7 @@ def _relays_someone_elses_doing(clause: str) -> bool:
 
 def _a_name_word(token: str) -> bool:
     """A capitalised word that is not the writer ("I", "I'm")."""
-    return token[0].isupper() and token.lower().replace("’", "'") not in _FIRST_PERSON
+    return token[0].isupper() and _plain(token) not in _FIRST_PERSON
 
 
 def _introduces_a_clause(tokens: Sequence[str], index: int) -> bool:
