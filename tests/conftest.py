@@ -68,12 +68,40 @@ def real_embedder_dir() -> Path | None:
     return Path(value) if value and Path(value).is_dir() else None
 
 
-@pytest.fixture
-def minilm_dir() -> Path:
+def required_embedder_dir() -> Path:
+    """The real MiniLM folder; the calling test is skipped without one."""
     folder = real_embedder_dir()
     if folder is None:
         pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
     return folder
+
+
+@pytest.fixture
+def minilm_dir() -> Path:
+    return required_embedder_dir()
+
+
+def journal_bank(path: Path, entries, chat=()) -> Path:
+    """A US bank at ``path`` with the MiniLM embedder: ``entries`` (at, text) said by me,
+    ``chat`` (at, speaker, text) in the conversation "assistant"."""
+    from ramem_local import Memory
+
+    with Memory.open(path, embedder=required_embedder_dir(), country="US") as memory:
+        for at, text in entries:
+            memory.add(text, at=at)
+        for at, speaker, text in chat:
+            memory.add(text, at=at, speaker=speaker, conversation="assistant")
+    return path
+
+
+def opened_journal(tmp_path_factory, name: str, entries, chat=()):
+    """A journal bank of ``entries`` in a fresh folder, opened again as a user would: yields
+    the open ``Memory`` (for a module-scoped fixture)."""
+    from ramem_local import Memory
+
+    with Memory.open(journal_bank(tmp_path_factory.mktemp(name) / "bank.db", entries,
+                                  chat)) as memory:
+        yield memory
 
 
 # What ../shared holds and a clone elsewhere has not (the LoCoMo research data, the reference

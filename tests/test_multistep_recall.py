@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 
 import pytest
 from click.testing import CliRunner
-from conftest import real_embedder_dir
+from conftest import journal_bank, opened_journal, required_embedder_dir
 
 from ramem_local import Memory
 from ramem_local.cli import cli
@@ -54,27 +54,11 @@ CHAT = [
 ]
 
 
-def _embedder_dir():
-    folder = real_embedder_dir()
-    if folder is None:
-        pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
-    return folder
-
-
-def _journal_bank(path, entries, chat=()):
-    """A US bank at ``path`` with the MiniLM embedder: ``entries`` (at, text) said by me,
-    ``chat`` (at, speaker, text) in the conversation "assistant"."""
-    with Memory.open(path, embedder=_embedder_dir(), country="US") as memory:
-        for at, text in entries:
-            memory.add(text, at=at)
-        for at, speaker, text in chat:
-            memory.add(text, at=at, speaker=speaker, conversation="assistant")
-    return path
 
 
 @pytest.fixture(scope="module")
 def bank(tmp_path_factory):
-    return _journal_bank(tmp_path_factory.mktemp("multistep") / "bank.db", JOURNAL, CHAT)
+    return journal_bank(tmp_path_factory.mktemp("multistep") / "bank.db", JOURNAL, CHAT)
 
 
 @pytest.fixture
@@ -175,7 +159,7 @@ MOVING_DAY = [  # a day of three entries, and meals on other days
 
 @pytest.fixture(scope="module")
 def moving_day(tmp_path_factory):
-    return _journal_bank(tmp_path_factory.mktemp("moving") / "moving.db", MOVING_DAY)
+    return journal_bank(tmp_path_factory.mktemp("moving") / "moving.db", MOVING_DAY)
 
 
 @pytest.mark.parametrize(("question", "first"), [
@@ -208,7 +192,7 @@ def test_my_birthday_is_mine_not_lenas(moving_day):
 def test_an_occasion_told_in_other_words_is_found_by_its_words(tmp_path):
     """No report holds "lena" next to "wedding" (``question_kinds.occasion_query`` finds
     nothing), so the words alone find the day Lena got married."""
-    bank = _journal_bank(tmp_path / "married.db", [
+    bank = journal_bank(tmp_path / "married.db", [
         ("2024-05-24 19:00", "Cooked lentil soup for Ana; it came out a bit too salty."),
         ("2024-05-25 15:00", "Lena got married in Ghent; we danced all night."),
         ("2024-05-25 23:00", "Took a taxi back to the hotel with Tom."),
@@ -279,7 +263,7 @@ def test_an_event_named_by_order_is_its_latest_or_earliest_report(hikes, questio
 
 @pytest.fixture(scope="module")
 def hikes(tmp_path_factory):
-    return _journal_bank(tmp_path_factory.mktemp("hikes") / "hikes.db", HIKES)
+    return journal_bank(tmp_path_factory.mktemp("hikes") / "hikes.db", HIKES)
 
 
 TRIPS = [  # a week in Lisbon named only on arrival, a weekend in Whitby named every day, two
@@ -316,7 +300,7 @@ TRIPS = [  # a week in Lisbon named only on arrival, a weekend in Whitby named e
 
 @pytest.fixture(scope="module")
 def trips(tmp_path_factory):
-    return _journal_bank(tmp_path_factory.mktemp("trips") / "trips.db", TRIPS)
+    return journal_bank(tmp_path_factory.mktemp("trips") / "trips.db", TRIPS)
 
 
 @pytest.mark.parametrize(("question", "first_day", "last_day", "answers"), [
@@ -417,7 +401,7 @@ A_DAY_TRIP = [  # a day in Conwy named twice, a plan before it and an afterthoug
 def test_a_day_in_a_place_named_twice_is_the_stay_not_a_later_lone_mention(tmp_path):
     """No run of reports naming Conwy spans two days: the day naming it twice is the stay,
     not the latest day naming it once (before, "Showed Leo my pictures", two weeks later)."""
-    with Memory.open(_journal_bank(tmp_path / "conwy.db", A_DAY_TRIP)) as memory:
+    with Memory.open(journal_bank(tmp_path / "conwy.db", A_DAY_TRIP)) as memory:
         response = memory.search("What did I eat in Conwy?", as_of="2024-06-01")
     frame = response.trace.frame
     assert (frame.anchor.relation, frame.guard) == ("stay", "filter")
@@ -470,7 +454,7 @@ def test_a_stay_starts_on_the_first_day_the_everyday_life_stops(tmp_path, trip, 
     rest of its run is a plan when someone of the everyday life is named in between; of lone
     days naming it, one followed by days away begins the stay (``_followed_by_days_away``)."""
     entries = (EVERYDAY_YEAR if year_around else []) + trip
-    with Memory.open(_journal_bank(tmp_path / "oslo.db", entries)) as memory:
+    with Memory.open(journal_bank(tmp_path / "oslo.db", entries)) as memory:
         response = memory.search("What did I do in Oslo?", as_of="2024-01-01")
     frame = response.trace.frame
     assert (frame.anchor.relation, frame.guard) == ("stay", "filter")
@@ -494,7 +478,7 @@ def test_who_did_i_go_to_see_puts_the_person_i_visited_first(tmp_path):
     """Inside the weekend, the report naming a person as the object of its verb comes first
     (``names.names_a_person_as_object``); before 2026-12-04 the film "with Jonas" did, as
     closest to "Who did I go to see?" with MiniLM."""
-    bank = _journal_bank(tmp_path / "weekend.db", A_WEEKEND)
+    bank = journal_bank(tmp_path / "weekend.db", A_WEEKEND)
     with Memory.open(bank) as memory:
         response = memory.search("Who did I go to see last weekend?", as_of="2024-03-14")
     assert "visit my old friend Tomas" in _contents(response)[0]
@@ -768,7 +752,7 @@ def test_the_same_words_on_two_days_are_the_latest_event_unless_asked_first(tmp_
     """"Got a flat tyre on the way to work" in March and in June: the day after it is June's
     (the latest before the reference time), "the first time" March's; the ranks of identical
     reports differ only by how ties are broken."""
-    bank = _journal_bank(tmp_path / "tyre.db", [
+    bank = journal_bank(tmp_path / "tyre.db", [
         ("2023-03-01 18:00", "Long day at the office."),
         ("2023-03-02 18:00", "Got a flat tyre on the way to work"),
         ("2023-03-03 18:00", "Walked to work, bike in the shop"),
@@ -869,7 +853,7 @@ def test_a_range_holding_the_whole_of_a_new_bank_counts_by_words_alone(tmp_path)
     """Ten entries: "since January" is all of them, and the closest few of ten are no kind of
     anything (before, the adoption, the cat food and the unpacking were counted as films
     beside Dune: 4, and a fifth hike)."""
-    bank = _journal_bank(tmp_path / "new.db", FIRST_WEEKS)
+    bank = journal_bank(tmp_path / "new.db", FIRST_WEEKS)
     with Memory.open(bank) as memory:
         films = memory.search("Which films have I watched since January?")
         hikes = memory.search("How many times did I go hiking since January?")
@@ -917,7 +901,7 @@ FILMS = [  # a film seen twice: at the cinema in January, at home in March
 
 @pytest.fixture(scope="module")
 def films(tmp_path_factory):
-    return _journal_bank(tmp_path_factory.mktemp("films") / "films.db", FILMS)
+    return journal_bank(tmp_path_factory.mktemp("films") / "films.db", FILMS)
 
 
 def test_a_count_counts_a_report_naming_a_work_a_report_of_the_kind_names(films):
@@ -985,7 +969,7 @@ def test_a_report_naming_a_work_is_read_by_the_other_reports_of_that_work(tmp_pa
     MiniLM, most like the evenings Leo dropped by and I stayed up too late: read by its
     neighbours it fell below the largest drop after Glass Mountain (before 2026-12-04: 1).
     Read by the other reports of Small Hours, both films of January, it is a film."""
-    bank = _journal_bank(tmp_path / "march.db", MARCH_FILMS)
+    bank = journal_bank(tmp_path / "march.db", MARCH_FILMS)
     with Memory.open(bank) as memory:
         response = memory.search("How many movies did I see in March 2024?", as_of="2024-05-01")
     counted = [c.memory.content for c in response.results if c.list_name == "counted"]
@@ -1033,16 +1017,9 @@ VISITS = [  # a journal where the visits share a word with "Who have I visited .
 ]
 
 
-def _opened_journal(tmp_path_factory, name: str, entries):
-    """A journal bank of ``entries`` in a fresh folder, open for the module's tests."""
-    with Memory.open(_journal_bank(tmp_path_factory.mktemp(name) / "bank.db",
-                                   entries)) as memory:
-        yield memory
-
-
 @pytest.fixture(scope="module")
 def visits(tmp_path_factory):
-    yield from _opened_journal(tmp_path_factory, "visits", VISITS)
+    yield from opened_journal(tmp_path_factory, "visits", VISITS)
 
 
 def test_the_reports_matched_by_word_are_listed_before_those_standing_out(visits):
@@ -1089,7 +1066,8 @@ def test_a_speakers_short_name_is_who_speaks_not_what_the_question_is_about(tmp_
              ("2023-07-01 10:01", "Caroline", "That's lovely, Mel! I went to a pride parade."),
              ("2023-07-15 10:00", "Melanie", "We painted a lake with the kids this weekend."),
              ("2023-07-15 10:01", "Caroline", "Mel, it looks great!")]
-    with Memory.open(tmp_path / "bank.db", embedder=_embedder_dir(), country="US") as memory:
+    with Memory.open(tmp_path / "bank.db", embedder=required_embedder_dir(),
+                     country="US") as memory:
         for at, speaker, text in turns:
             memory.add(text, at=at, speaker=speaker, conversation="chat")
         response = memory.search("What did Mel paint in her latest project?",
@@ -1125,7 +1103,7 @@ HIKING_CHAT = [  # a chat about hiking, asked twice, closer to "go hiking" than 
 def test_kind_exemplars_are_found_past_a_chat_that_fills_the_closest(tmp_path):
     """Sixty chat turns about hiking are closer to "go hiking" than most hike entries: the
     five exemplars are still reports, the bank's hikes (``EXEMPLAR_POOL``)."""
-    path = _journal_bank(tmp_path / "bank.db", JOURNAL, HIKING_CHAT)
+    path = journal_bank(tmp_path / "bank.db", JOURNAL, HIKING_CHAT)
     with Memory.open(path) as memory:
         exemplars = _kind_exemplars(memory, "How many times did I go hiking in 2023?",
                                     "2023-12-01")
@@ -1151,7 +1129,7 @@ def test_a_count_never_matches_by_the_speakers_name(tmp_path):
     five turns by "ana": what a speaker said is filtered by who said it, and each of her
     turns holds her name."""
     path = tmp_path / "bank.db"
-    with Memory.open(path, embedder=_embedder_dir(), country="US") as memory:
+    with Memory.open(path, embedder=required_embedder_dir(), country="US") as memory:
         for at, speaker, text in TWO_FRIENDS:
             memory.add(text, at=at, speaker=speaker, conversation="friends")
         response = memory.search("How many times has Ana gone hiking?")
@@ -1200,7 +1178,7 @@ NEW_JOURNAL = [
 
 @pytest.fixture(scope="module")
 def new_journal(tmp_path_factory):
-    yield from _opened_journal(tmp_path_factory, "new", NEW_JOURNAL)
+    yield from opened_journal(tmp_path_factory, "new", NEW_JOURNAL)
 
 
 def test_a_count_in_a_new_journal_reads_the_drop_among_the_closest_half(new_journal):
@@ -1267,7 +1245,7 @@ DISHES = [  # March 2026: two meals, two visits (at one we cooked together), a f
 
 @pytest.fixture(scope="module")
 def dishes(tmp_path_factory):
-    yield from _opened_journal(tmp_path_factory, "dishes", DISHES)
+    yield from opened_journal(tmp_path_factory, "dishes", DISHES)
 
 
 def test_a_count_takes_the_reports_saying_i_did_what_a_counted_report_did(dishes):
@@ -1347,7 +1325,7 @@ SWIMS = [  # the event the range is given by does what is asked too
 def test_the_event_a_range_is_given_by_is_not_what_the_order_lists(tmp_path, question, first):
     """"Before the gala" holds the gala's own day (its time of day is rarely known), so the
     gala's entry, a report of swimming, was the latest swim before it."""
-    with Memory.open(_journal_bank(tmp_path / "swims.db", SWIMS)) as memory:
+    with Memory.open(journal_bank(tmp_path / "swims.db", SWIMS)) as memory:
         response = memory.search(question, as_of="2024-07-01")
     assert response.trace.frame.anchor is not None
     assert response.trace.frame.anchor.memory_id is not None
@@ -1397,7 +1375,7 @@ FIRST_DAYS = [  # "first" is in the books' entries, not in the first day's
     ("What did I do the day after Mum's 69th birthday?", "Walked the dog"),
 ])
 def test_an_events_number_names_which_occasion_first_does_not(tmp_path, question, first):
-    with Memory.open(_journal_bank(tmp_path / "first.db", FIRST_DAYS)) as memory:
+    with Memory.open(journal_bank(tmp_path / "first.db", FIRST_DAYS)) as memory:
         response = memory.search(question, as_of="2025-12-01")
     assert response.trace.frame.anchor.memory_id is not None
     assert first in _contents(response)[0]
@@ -1423,7 +1401,7 @@ def test_an_event_is_looked_for_deeper_when_the_first_candidates_hold_no_report(
                 ("me", "How do I get into sourdough?"),
                 ("assistant", f"Starting my new job, part {month}/{day}: a good question. Start "
                               "simple: start early, and start each new week with a plan.")])]
-    with Memory.open(_journal_bank(tmp_path / "deeper.db", entries, chat)) as memory:
+    with Memory.open(journal_bank(tmp_path / "deeper.db", entries, chat)) as memory:
         response = memory.search("What did I do the day after starting my new job?",
                                  as_of="2024-12-01")
     assert response.trace.frame.anchor.memory_id is not None
@@ -1459,7 +1437,7 @@ ANCHORS_BY_WHOSE = [  # others' moves after mine; Lena named often, her wedding 
 
 @pytest.fixture(scope="module")
 def anchors_by_whose(tmp_path_factory):
-    return _journal_bank(tmp_path_factory.mktemp("whose") / "anchors.db", ANCHORS_BY_WHOSE)
+    return journal_bank(tmp_path_factory.mktemp("whose") / "anchors.db", ANCHORS_BY_WHOSE)
 
 
 @pytest.mark.parametrize(("question", "first"), [
@@ -1486,7 +1464,7 @@ def test_the_kind_joins_the_ranking_inside_a_range_where_one_person_wrote(bank, 
     from ramem_local.retrieve import _kind_joins_the_range
 
     talk = tmp_path / "talk.db"
-    with Memory.open(talk, embedder=_embedder_dir()) as memory:
+    with Memory.open(talk, embedder=required_embedder_dir()) as memory:
         memory.add("I went hiking at Pine Lake on Saturday.", at="2024-03-02 10:00",
                    speaker="Ana", conversation="talk")
         memory.add("Nice! I watched a film at home.", at="2024-03-02 10:01", speaker="Ben",

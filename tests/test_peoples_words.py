@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from conftest import real_embedder_dir
+from conftest import opened_journal, required_embedder_dir
 
 from ramem_local import Memory
 
@@ -48,27 +48,13 @@ CHAT = [
 ]
 
 
-def embedder_dir():
-    folder = real_embedder_dir()
-    if folder is None:
-        pytest.skip("RAMEM_TEST_EMBEDDER is not set to the all-MiniLM-L6-v2 ONNX folder")
-    return folder
-
-
 def _day(text: str) -> int:
     return int(datetime.fromisoformat(text).replace(tzinfo=timezone.utc).timestamp())
 
 
 @pytest.fixture(scope="module")
 def journal(tmp_path_factory):
-    path = tmp_path_factory.mktemp("peoples-words") / "bank.db"
-    with Memory.open(path, embedder=embedder_dir(), country="US") as memory:
-        for at, text in JOURNAL:
-            memory.add(text, at=at)
-        for at, speaker, text in CHAT:
-            memory.add(text, at=at, speaker=speaker, conversation="assistant")
-    with Memory.open(path) as memory:
-        yield memory
+    yield from opened_journal(tmp_path_factory, "peoples-words", JOURNAL, CHAT)
 
 
 def _contents(response) -> list[str]:
@@ -161,7 +147,7 @@ def natural(tmp_path_factory):
                                                    questions_per_style=20))
     folder = tmp_path_factory.mktemp("natural")
     source = journal.write_jsonl(folder / "natural.jsonl")
-    with Memory.open(folder / "bank.db", embedder=embedder_dir(),
+    with Memory.open(folder / "bank.db", embedder=required_embedder_dir(),
                      country=JOURNAL_COUNTRY) as memory:
         memory.ingest(source)
         yield memory, journal
@@ -315,19 +301,9 @@ TOLD_AND_DONE = [
 ]
 
 
-def _a_bank_of(tmp_path_factory, name: str, entries: list[tuple[str, str]]):
-    """A journal bank of ``entries`` (when, text), with MiniLM, opened again as a user would."""
-    path = tmp_path_factory.mktemp(name) / "bank.db"
-    with Memory.open(path, embedder=embedder_dir(), country="US") as memory:
-        for at, text in entries:
-            memory.add(text, at=at)
-    with Memory.open(path) as memory:
-        yield memory
-
-
 @pytest.fixture(scope="module")
 def told_and_done(tmp_path_factory):
-    yield from _a_bank_of(tmp_path_factory, "told-and-done", TOLD_AND_DONE)
+    yield from opened_journal(tmp_path_factory, "told-and-done", TOLD_AND_DONE)
 
 
 def test_what_others_tell_the_writer_to_do_is_no_time_it_was_done(told_and_done):
@@ -367,7 +343,7 @@ A_WEEK_OF_WORDS = [
 
 @pytest.fixture(scope="module")
 def a_week_of_words(tmp_path_factory):
-    yield from _a_bank_of(tmp_path_factory, "a-week-of-words", A_WEEK_OF_WORDS)
+    yield from opened_journal(tmp_path_factory, "a-week-of-words", A_WEEK_OF_WORDS)
 
 
 def test_what_i_did_in_a_range_comes_before_wishes_and_others_doings(a_week_of_words):
